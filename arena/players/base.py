@@ -1,0 +1,50 @@
+"""The player interface: anything that answers a decision request with an action.
+
+Players see a :class:`~arena.engine.events.View` and the request, never the game. ``feedback``
+is the engine's reason for rejecting the previous attempt at the same decision (None on the
+first attempt). Returning None gives up the decision (it is forfeited).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from arena.engine import ActionBase, DecisionRequest, View
+
+
+@dataclass(slots=True, frozen=True)
+class Malformed:
+    """An answer that is not an action at all (bad JSON, unknown kind): counts as one attempt."""
+
+    raw: Any
+    error: str
+
+
+Answer = ActionBase | Malformed | None
+
+
+@runtime_checkable
+class Player(Protocol):
+    name: str
+
+    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer: ...
+
+
+class SyncPlayer:
+    """A player that answers at once with no I/O (built-in bots, scripts).
+
+    Games where every seat is a SyncPlayer run on the orchestrator's synchronous fast path,
+    with no event loop at all; anywhere else the async :meth:`decide` wraps the same answer.
+    """
+
+    spec = "sync"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
+        raise NotImplementedError
+
+    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
+        return self.decide_now(request, view, feedback)

@@ -1,0 +1,38 @@
+"""``random``: uniformly random legal actions — the floor every other player is compared with."""
+
+from __future__ import annotations
+
+import random
+
+from arena.engine import KINDS, ActionBase, DecisionRequest, View
+
+from .base import SyncPlayer
+
+
+class RandomPlayer(SyncPlayer):
+    """Picks a legal kind, then each narrowed field, uniformly (null counts as one choice)."""
+
+    spec = "random"
+
+    def __init__(self, name: str, seed: int = 0) -> None:
+        super().__init__(name)
+        self.rng = random.Random(f"{seed}:{name}")
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase | None:
+        rng = self.rng
+        options = request.options
+        option = options[rng.randrange(len(options))] if len(options) > 1 else options[0]
+        values = {}
+        for name, spec in option.fields.items():
+            choices = spec.choices or ()
+            if name == "floor":
+                k = rng.randint(0, min(spec.max_items or 0, len(choices)))
+                values[name] = tuple(rng.sample(choices, k))
+                continue
+            pick = rng.randrange(len(choices) + spec.nullable) if choices or spec.nullable else None
+            if pick is None or pick == len(choices):
+                continue  # null (hold fire, abstain, no accusation)
+            values[name] = choices[pick]
+        if option.kind == "verdict":
+            values["yes"] = rng.random() < 0.5
+        return KINDS[option.kind](**values)

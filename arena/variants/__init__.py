@@ -1,0 +1,16 @@
+"""The variants: one module each (roles, phases, resolution, end rules), registered by id."""
+
+from __future__ import annotations
+
+from arena.engine import Game
+
+from .classic import Classic
+
+VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic,)}
+
+
+def get_variant(name: str) -> type[Game]:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise KeyError(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}") from None
