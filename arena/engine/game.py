@@ -412,6 +412,17 @@ class Game:
         self._pending = []
         self.public("game_over", winner=winner, reason=reason, roles=dict(self.role_of))
 
+    # ---- scenarios ------------------------------------------------------------------------
+    @classmethod
+    def from_scenario(cls, spec: Mapping[str, Any]) -> Game:
+        """Build a game from a scenario's ``players``, ``options``, ``seed`` and ``deal``
+        (variants whose scenarios carry more, such as McKay's ``hands``, override this)."""
+        return cls(spec["players"], spec.get("options"), spec.get("seed", 0), deal=spec.get("deal"))
+
+    def scenario_extras(self) -> dict[str, Any]:
+        """Variant-specific keys added to a scenario's output (scores, hands, …)."""
+        return {}
+
     def summary(self) -> dict[str, Any]:
         return {
             "finished": self.finished,
