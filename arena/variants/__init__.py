@@ -5,8 +5,9 @@ from __future__ import annotations
 from arena.engine import Game
 
 from .classic import Classic
+from .village import Village
 
-VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic,)}
+VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic, Village)}
 
 
 def get_variant(name: str) -> type[Game]:
