@@ -76,11 +76,15 @@ def run_sync(game: Game, players: Mapping[str, SyncPlayer], observers: Sequence[
     while not game.finished:
         decisions = []
         for request in game.pending():
+            name = request.player
+            answer = players[name].decide_now(request, views[name], None)
+            if isinstance(answer, ActionBase) and game.validate(request, answer) is None:
+                decisions.append(Decision(request, answer, False, [(answer, None)]))
+                continue  # the common case, without a Ruling
             ruling = Ruling(game, request)
-            player = players[request.player]
-            view = views[request.player]
+            ruling.offer(answer)
             while ruling.decision is None:
-                ruling.offer(player.decide_now(request, view, ruling.feedback))
+                ruling.offer(players[name].decide_now(request, views[name], ruling.feedback))
             decisions.append(ruling.decision)
         game.resolve(decisions)
         _notify(observers, game)

@@ -25,12 +25,14 @@ def player_audience(name: str) -> str:
     return f"player:{name}"
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Event:
     """Something that happened.
 
     ``audience`` is the label written to the transcript ("all", "team:mafia", "player:Ann",
     "moderator"); ``to`` is who may see it, fixed when it happened (``None`` = everyone).
+    Not a frozen dataclass only because frozen ones are several times slower to build, and a
+    game emits hundreds; nothing may mutate an event once logged.
     """
 
     seq: int

@@ -111,6 +111,7 @@ class Game:
         self.deaths: list[Death] = []
         self._alive: dict[str, bool] = {name: True for name in self.seats}
         self._alive_cache: tuple[str, ...] | None = None
+        self._private = {name: (player_audience(name), frozenset((name,))) for name in self.seats}
         self._pending: list[DecisionRequest] = []
         self._next_request_id = 1
         self.role_of: dict[str, str] = self._make_deal(deal)
@@ -211,7 +212,8 @@ class Game:
         return self._emit(type_, PUBLIC, None, actor, data)
 
     def tell(self, name: str, type_: str, actor: str | None = None, **data: Any) -> Event:
-        return self._emit(type_, player_audience(name), frozenset((name,)), actor, data)
+        label, to = self._private[name]
+        return self._emit(type_, label, to, actor, data)
 
     def tell_team(self, team: str, type_: str, actor: str | None = None, **data: Any) -> Event:
         return self._emit(type_, team_audience(team), frozenset(self.living(team)), actor, data)
@@ -255,9 +257,16 @@ class Game:
 
     def targets(self, exclude: Iterable[str] = (), *, among: Iterable[str] | None = None) -> tuple[str, ...]:
         """Living players in seat order, minus ``exclude`` (optionally only those in ``among``)."""
-        skip = set(exclude)
-        pool = self.alive if among is None else tuple(n for n in self.seats if n in set(among) and self._alive[n])
-        return tuple(n for n in pool if n not in skip)
+        if among is not None:
+            keep = set(among)
+            pool = tuple(n for n in self.alive if n in keep)
+        else:
+            pool = self.alive
+        if isinstance(exclude, tuple) and len(exclude) == 1:
+            skip = exclude[0]
+            return tuple(n for n in pool if n != skip)
+        skip_set = set(exclude)
+        return tuple(n for n in pool if n not in skip_set)
 
     # ---- validation -----------------------------------------------------------------------
     def validate(self, request: DecisionRequest, action: ActionBase) -> str | None:
@@ -355,9 +364,9 @@ class Game:
 
     def resolve(self, decisions: Sequence[Decision]) -> None:
         """Apply a settled batch: every pending request must be answered, in any order."""
-        by_id = {d.request.id: d for d in decisions}
         pending = self._pending
-        if sorted(by_id) != sorted(r.id for r in pending):
+        by_id = {d.request.id: d for d in decisions}
+        if len(by_id) != len(pending) or any(r.id not in by_id for r in pending):
             raise RuntimeError("resolve() needs exactly one decision per pending request")
         answers: dict[str, ActionBase] = {}
         for req in pending:

@@ -17,6 +17,7 @@ class RandomPlayer(SyncPlayer):
     def __init__(self, name: str, seed: int = 0) -> None:
         super().__init__(name)
         self.rng = random.Random(f"{seed}:{name}")
+        self._made: dict[tuple, ActionBase] = {}
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase | None:
         rng = self.rng
@@ -35,4 +36,8 @@ class RandomPlayer(SyncPlayer):
             values[name] = choices[pick]
         if option.kind == "verdict":
             values["yes"] = rng.random() < 0.5
-        return KINDS[option.kind](**values)
+        key = (option.kind, *values.items())
+        action = self._made.get(key)
+        if action is None:  # actions are immutable, so equal choices can share one instance
+            action = self._made[key] = KINDS[option.kind](**values)
+        return action
