@@ -127,7 +127,7 @@ def _narrowed_union(key: tuple) -> Any:
 def _narrowed_model(kind: str, fields: tuple, talk: bool) -> type:
     base = KINDS[kind]
     specs = {name: (choices, nullable, max_items) for name, choices, nullable, max_items in fields}
-    definitions: dict[str, Any] = {"kind": (Literal[kind], kind)}
+    definitions: dict[str, Any] = {"kind": (Literal[kind], ...)}  # required: the model must say which
     for name, info in base.model_fields.items():
         if name == "kind":
             continue

@@ -1,0 +1,107 @@
+"""Hidden-information audit: over many seeded bot games of every variant, no player's view holds
+an event that player may not see.
+
+The audit does not trust the view filter: it re-derives, from the game's own truth (roles,
+teams), who may know each private fact, and every private event type must have a rule here —
+a variant that adds a private event type without one fails this test until it is audited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from arena.engine import Event, Game
+from arena.orchestrator import run_sync
+from arena.players.registry import make_player
+from arena.variants import VARIANTS
+
+GAMES = 200
+
+
+def _own(game: Game, event: Event, viewer: str) -> bool:
+    return event.to == frozenset((viewer,)) and event.actor in (None, viewer)
+
+
+def _mafia_only(game: Game, event: Event, viewer: str) -> bool:
+    return game.team(viewer) == "mafia"
+
+
+def _team(game: Game, event: Event, viewer: str) -> bool:
+    members = set(event.data.get("members", ()))
+    return viewer in members and all(game.team(m) == game.team(viewer) for m in members)
+
+
+def _checker(game: Game, event: Event, viewer: str) -> bool:
+    return _own(game, event, viewer) and game.role_of[viewer] in ("inspector", "detective")
+
+
+#: private event type -> may this viewer hold it?
+PRIVATE_RULES: dict[str, Callable[[Game, Event, str], bool]] = {
+    "role": lambda g, e, p: _own(g, e, p) and e.data.get("player", p) == p,
+    "team": _team,
+    "check_result": _checker,
+    "action": _own,
+    "forfeit": _own,
+    "rejected": _own,
+    "speech": lambda g, e, p: e.data.get("kind") == "channel" and _mafia_only(g, e, p),
+    "channel_result": _mafia_only,
+}
+
+
+def _reveals_on_death(game: Game) -> bool:
+    return game.name == "village" or bool(getattr(game.options, "reveal_on_death", False))
+
+
+def audit(game: Game) -> list[str]:
+    problems = []
+    for name in game.seats:
+        for event in game.view(name).events:
+            if event.to is None:
+                if event.type == "death" and "role" in event.data and not _reveals_on_death(game):
+                    problems.append(f"{name} saw a dead player's card: {event.to_dict()}")
+                continue
+            if name not in event.to:
+                problems.append(f"{name} holds an event addressed to others: {event.to_dict()}")
+                continue
+            rule = PRIVATE_RULES.get(event.type)
+            if rule is None:
+                problems.append(f"private event type {event.type!r} has no audit rule")
+            elif not rule(game, event, name):
+                problems.append(f"{name} may not see {event.to_dict()}")
+    return problems
+
+
+def _sizes(cls: type[Game]) -> list[int]:
+    return sorted({cls.min_players, cls.default_players, cls.max_players if cls.max_players <= 14 else 14})
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_no_view_holds_an_event_its_player_may_not_see(variant: str) -> None:
+    cls = VARIANTS[variant]
+    sizes = _sizes(cls)
+    for seed in range(GAMES):
+        size = sizes[seed % len(sizes)]
+        seats = [f"P{i}" for i in range(1, size + 1)]
+        game = cls(seats, seed=seed)
+        run_sync(game, {n: make_player("bot", n, seed) for n in seats})
+        assert game.finished
+        problems = audit(game)
+        assert not problems, f"{variant} seed {seed}: {problems[:3]}"
+
+
+def test_the_audit_catches_a_leak() -> None:
+    cls = VARIANTS["classic"]
+    seats = [f"P{i}" for i in range(1, 10)]
+    game = cls(seats, seed=1)
+    run_sync(game, {n: make_player("random", n, 1) for n in seats})
+    town = next(n for n in seats if game.team(n) == "town")
+    mafia = game.living("mafia") or [n for n in seats if game.team(n) == "mafia"]
+    game._emit("team", "team:mafia", frozenset((town, *mafia)), None, {"members": [town, *mafia]})
+    game._emit("death", "all", None, None, {"player": mafia[0], "cause": "x", "role": "mafia"})
+    game._emit("secret", "player:P1", frozenset(("P1",)), None, {})
+    problems = audit(game)
+    assert any("may not see" in p for p in problems)
+    assert any("card" in p for p in problems)
+    assert any("no audit rule" in p for p in problems)
