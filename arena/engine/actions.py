@@ -101,7 +101,11 @@ class DeclareCop(ActionBase):
     """Declare "I am the cop" and look at an unpicked card."""
 
     kind: Literal["declare_cop"] = "declare_cop"
-    position: int = Field(description="Position (1 = first) of the unpicked card to look at.")
+    position: int | None = Field(
+        None,
+        description="Position (1 = first) of the unpicked card to look at; null declares without "
+        "looking (only where a decision allows it: a later declarer in trio).",
+    )
 
 
 class Peek(ActionBase):
