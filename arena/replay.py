@@ -1,0 +1,187 @@
+"""Replay: re-run a transcript from its recorded answers, with no player, and compare.
+
+The game is rebuilt from the header (variant, seats, options, seed). Each player's recorded
+answers — its ``rejected``, ``action`` and ``forfeit`` events — are offered again to the same
+decisions, through the orchestrator's own :class:`~arena.orchestrator.Ruling`:
+
+- a ``rejected`` event offers its ``action`` again, or its ``raw`` answer (not an action at all)
+  with the recorded complaint;
+- an ``action`` event offers its action;
+- a ``forfeit`` that came after fewer than ``retries + 1`` rejections means the player gave no
+  answer: no answer is offered (with the recorded reason, e.g. "no answer");
+- the orchestrator's moderator notes ``player_timeout`` and ``player_error`` mark a decision the
+  player timed out or failed on; they are re-emitted at the same point.
+
+Answers are offered in the order the transcript recorded them, so games whose simultaneous
+decisions were answered in parallel (language models) replay exactly too. The new event log must
+equal the recorded one, event for event (``to_dict()``, as read back from JSON).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from arena.engine import Game, RulesError, parse_action
+from arena.orchestrator import Ruling
+from arena.players.base import Malformed
+from arena.transcript import Transcript, normalise
+from arena.variants import get_variant
+
+ANSWER_EVENTS = frozenset(("rejected", "action", "forfeit", "player_timeout", "player_error"))
+
+
+class ReplayError(ValueError):
+    """A transcript that cannot be replayed at all (unknown variant, bad header): one line."""
+
+
+@dataclass(slots=True)
+class ReplayResult:
+    ok: bool
+    identical: int  # leading events that are identical
+    recorded: int
+    replayed: int
+    complete: bool  # the transcript has a summary (the game ran to its end)
+    difference: str | None = None
+
+    def message(self) -> str:
+        if not self.ok:
+            return f"replay FAILED: {self.difference}"
+        text = f"replay OK: {self.identical} events identical"
+        if self.complete:
+            return text
+        note = "aborted game: the transcript has no summary"
+        if self.recorded > self.identical:
+            note += f"; its last {self.recorded - self.identical} events, from an unfinished step, were not replayed"
+        return f"{text} ({note})"
+
+
+def game_from_header(header: dict[str, Any]) -> Game:
+    """The recorded game at its start: same variant, seats, options and seed."""
+    try:
+        cls = get_variant(str(header["variant"]))
+    except KeyError as exc:
+        raise ReplayError(exc.args[0]) from None
+    try:
+        return cls(header["seats"], header["options"], header["seed"])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        raise ReplayError(f"header options.{where}: {first['msg']}") from None
+    except (RulesError, TypeError) as exc:
+        raise ReplayError(f"header: {exc}") from None
+
+
+def _answer_events(events: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for event in events:
+        if event.get("type") in ANSWER_EVENTS and "request" in event.get("data", {}):
+            yield event
+
+
+def _offer(game: Game, ruling: Ruling, event: dict[str, Any]) -> bool:
+    """Offer one recorded answer again; False if it cannot be understood."""
+    kind, data = event["type"], event["data"]
+    try:
+        if kind == "rejected":
+            if "action" in data:
+                ruling.offer(parse_action(data["action"]))
+            else:
+                ruling.offer(Malformed(data.get("raw"), data["reason"]))
+        elif kind == "action":
+            ruling.offer(parse_action(data["action"]))
+        elif kind == "forfeit":
+            ruling.offer(None, data.get("why") or None)
+        elif kind == "player_timeout":
+            ruling.offer(None, "out of time")
+            game.note("player_timeout", actor=event.get("actor"), request=data["request"])
+        else:  # player_error
+            game.note("player_error", actor=event.get("actor"), request=data["request"], error=data.get("error", ""))
+            ruling.offer(None, "player error")
+    except (ValidationError, KeyError):
+        return False
+    return True
+
+
+OUT_OF_ANSWERS = "out of answers"
+MISFIT = "an answer that does not fit"
+
+
+def replay_game(transcript: Transcript) -> tuple[Game, str | None]:
+    """Play the recorded game again from its answers.
+
+    Returns the game and why the replay stopped early: None when the game ran to its end,
+    :data:`OUT_OF_ANSWERS` when the recorded answers ran out (an aborted game), :data:`MISFIT`
+    when a recorded answer fits no decision the replay asked (the logs differ there).
+    """
+    game = game_from_header(transcript.header)
+    answers = _answer_events(transcript.events)
+    while not game.finished:
+        rulings = {request.id: Ruling(game, request) for request in game.pending()}
+        first = min(rulings)
+        while any(r.decision is None for r in rulings.values()):
+            event = next(answers, None)
+            if event is None:
+                return game, OUT_OF_ANSWERS
+            request_id = event["data"]["request"]
+            settled_kind = event["type"] in ("action", "forfeit")  # logged when its batch was resolved
+            ruling = rulings.get(request_id) if isinstance(request_id, int) else None
+            if ruling is None:
+                if settled_kind and isinstance(request_id, int) and request_id < first:
+                    continue  # an earlier batch, already settled from its answers
+                return game, MISFIT
+            if ruling.decision is not None:
+                if settled_kind:
+                    continue
+                return game, MISFIT
+            if event.get("actor") != ruling.request.player or not _offer(game, ruling, event):
+                return game, MISFIT
+        game.resolve([r.decision for r in rulings.values()])  # type: ignore[misc]
+    return game, None
+
+
+def _describe(recorded: dict[str, Any] | None, replayed: dict[str, Any] | None) -> str:
+    if recorded is None:
+        return f"the replay has an extra event: {replayed}"
+    if replayed is None:
+        return f"the replay stops before recorded event {recorded}"
+    keys = [k for k in {**recorded, **replayed} if recorded.get(k) != replayed.get(k)]
+    parts = [f"{k}: recorded {recorded.get(k)!r}, replayed {replayed.get(k)!r}" for k in keys]
+    return f"event {recorded.get('seq')} ({recorded.get('type')}) differs: " + "; ".join(parts)
+
+
+def compare(transcript: Transcript, game: Game, stopped: str | None = None) -> ReplayResult:
+    """The first difference between the recorded log (and summary) and the replayed game.
+
+    An aborted transcript may end inside a step (its answers cut short): the replay then stops
+    before that step, and the recorded events it could not reach are not a difference.
+    """
+    recorded = transcript.events
+    replayed = [normalise(e.to_dict()) for e in game.log]
+    same = 0
+    for a, b in zip(recorded, replayed, strict=False):
+        if a != b:
+            break
+        same += 1
+    result = ReplayResult(True, same, len(recorded), len(replayed), transcript.complete)
+    unreachable_tail = not transcript.complete and stopped == OUT_OF_ANSWERS and same == len(replayed)
+    if same < max(len(recorded), len(replayed)) and not unreachable_tail:
+        a = recorded[same] if same < len(recorded) else None
+        b = replayed[same] if same < len(replayed) else None
+        result.ok, result.difference = False, _describe(a, b)
+    elif transcript.summary is not None:
+        now = normalise(game.summary())
+        diff = [k for k in now if transcript.summary.get(k) != now[k]]
+        if diff:
+            k = diff[0]
+            result.ok = False
+            result.difference = f"summary {k}: recorded {transcript.summary.get(k)!r}, replayed {now[k]!r}"
+    return result
+
+
+def replay(transcript: Transcript) -> ReplayResult:
+    """Replay ``transcript`` and compare the two games."""
+    game, stopped = replay_game(transcript)
+    return compare(transcript, game, stopped)

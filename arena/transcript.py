@@ -1,0 +1,225 @@
+"""Transcripts: every game as JSON lines, written while it is played (format: docs/scenarios.md).
+
+One JSON object per line, each with a ``type``:
+
+- line 1, ``{"type": "header", ...}``: ``format``, ``variant``, ``options`` (all of them, after
+  validation), ``seed``, ``seats`` (in seat order), ``players`` (seat -> spec), ``version``
+  (``arena.__version__``) and ``started`` (UTC, ISO 8601);
+- then ``{"type": "event", "event": Event.to_dict()}`` for every event, in log order;
+- last, ``{"type": "summary", ...}``: ``game.summary()`` plus ``events``, ``decisions``,
+  ``forfeits``, ``rejections`` (totals), ``per_player`` (seat -> those counts) and ``ended``.
+
+Events are wrapped rather than flattened because an event has a ``type`` of its own. The writer
+is an orchestrator observer: it appends only the events added since its last call and flushes
+at once, so a crash loses nothing already played. A transcript without a summary is an aborted
+game; the reader accepts it (and a last line cut short by the crash).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+import arena
+from arena.engine import ActionBase, Game, dump_action
+
+FORMAT = 1
+HEADER_KEYS = ("variant", "options", "seed", "seats", "players")
+
+
+class TranscriptError(ValueError):
+    """A file that is not a readable transcript (one line: where and why)."""
+
+
+def _jsonable(value: Any) -> Any:
+    """``json.dumps`` fallback for what events may carry besides plain data."""
+    if isinstance(value, ActionBase):
+        return dump_action(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_defaults=True)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """One transcript line (no newline)."""
+    return json.dumps(record, ensure_ascii=False, default=_jsonable)
+
+
+def normalise(record: Mapping[str, Any]) -> Any:
+    """A record exactly as it reads back from a transcript (tuples become lists, …)."""
+    return json.loads(dumps(record))
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def transcript_path(directory: Path, variant: str, seed: int, when: datetime) -> Path:
+    """``DIR/<UTC timestamp>-<variant>-<seed>.jsonl``, with ``-2``, ``-3`` … if that name is taken."""
+    stem = f"{when.strftime('%Y%m%dT%H%M%SZ')}-{variant}-{seed}"
+    path = directory / f"{stem}.jsonl"
+    n = 1
+    while path.exists():
+        n += 1
+        path = directory / f"{stem}-{n}.jsonl"
+    return path
+
+
+def answer_counts(game: Game) -> dict[str, dict[str, int]]:
+    """Per seat: settled decisions, forfeits and rejected answers, from the event log."""
+    counts: dict[str, Counter[str]] = {name: Counter() for name in game.seats}
+    for event in game.log:
+        if event.type in ("action", "forfeit", "rejected") and event.actor in counts:
+            counts[event.actor][event.type] += 1
+    return {
+        name: {"decisions": c["action"] + c["forfeit"], "forfeits": c["forfeit"], "rejections": c["rejected"]}
+        for name, c in counts.items()
+    }
+
+
+def summary_record(game: Game, ended: datetime | None = None) -> dict[str, Any]:
+    """The last line of a finished game's transcript."""
+    per_player = answer_counts(game)
+    return {
+        "type": "summary",
+        **game.summary(),
+        "events": len(game.log),
+        "decisions": sum(c["decisions"] for c in per_player.values()),
+        "forfeits": sum(c["forfeits"] for c in per_player.values()),
+        "rejections": sum(c["rejections"] for c in per_player.values()),
+        "per_player": per_player,
+        "ended": (ended or utc_now()).isoformat(timespec="seconds"),
+    }
+
+
+class TranscriptWriter:
+    """Writes one game's transcript as it is played: pass it in ``observers=[writer]``.
+
+    The header is written on creation; each call appends the new events and flushes; the
+    summary is written once the game is finished. ``close()`` (or leaving the ``with`` block)
+    writes any events not yet written, so that even an interrupted run keeps them all.
+    """
+
+    def __init__(self, path: Path, game: Game, players: Mapping[str, str], *, started: datetime | None = None) -> None:
+        self.path = path
+        self.started = started or utc_now()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] | None = path.open("x", encoding="utf-8")
+        self._written = 0
+        self.finished = False
+        header = {
+            "type": "header",
+            "format": FORMAT,
+            "variant": game.name,
+            "options": game.options.model_dump(mode="json"),
+            "seed": game.seed,
+            "seats": list(game.seats),
+            "players": {name: players.get(name, "?") for name in game.seats},
+            "version": arena.__version__,
+            "started": self.started.isoformat(timespec="seconds"),
+        }
+        self._file.write(dumps(header) + "\n")
+        self._file.flush()
+
+    @classmethod
+    def create(cls, directory: Path, game: Game, players: Mapping[str, str]) -> TranscriptWriter:
+        """A writer for ``game`` under its standard name in ``directory``."""
+        started = utc_now()
+        return cls(transcript_path(directory, game.name, game.seed, started), game, players, started=started)
+
+    def __call__(self, game: Game) -> None:
+        file = self._file
+        if file is None:
+            return
+        log = game.log
+        if self._written < len(log):
+            file.write("".join(dumps({"type": "event", "event": e.to_dict()}) + "\n" for e in log[self._written :]))
+            self._written = len(log)
+        if game.finished and not self.finished:
+            self.finished = True
+            file.write(dumps(summary_record(game)) + "\n")
+        file.flush()
+
+    def close(self, game: Game | None = None) -> None:
+        """Write what is left of ``game``'s log (if given) and close the file."""
+        if self._file is None:
+            return
+        if game is not None:
+            self(game)
+        self._file.close()
+        self._file = None
+
+    def __enter__(self) -> TranscriptWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A transcript read back: ``summary`` is None for an aborted or crashed game."""
+
+    path: Path
+    header: dict[str, Any]
+    events: list[dict[str, Any]]
+    summary: dict[str, Any] | None
+
+    @property
+    def complete(self) -> bool:
+        return self.summary is not None
+
+
+def read_transcript(path: str | Path) -> Transcript:
+    """Load a transcript; raises :class:`TranscriptError` with a one-line reason."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TranscriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    lines = text.split("\n")
+    cut_short = not text.endswith("\n")  # a crash can leave the last line half written
+    records: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if cut_short and number == len(lines) and records:
+                break
+            raise TranscriptError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(record, dict) or record.get("type") not in ("header", "event", "summary"):
+            raise TranscriptError(f"{path}:{number}: not a transcript record (needs type header/event/summary)")
+        records.append((number, record))
+    if not records or records[0][1]["type"] != "header":
+        raise TranscriptError(f"{path}: the first line must be the header")
+    header = records[0][1]
+    missing = [key for key in HEADER_KEYS if key not in header]
+    if missing:
+        raise TranscriptError(f"{path}:1: the header lacks {', '.join(missing)}")
+    events: list[dict[str, Any]] = []
+    summary = None
+    for number, record in records[1:]:
+        kind = record["type"]
+        if summary is not None:
+            raise TranscriptError(f"{path}:{number}: a record after the summary")
+        if kind == "header":
+            raise TranscriptError(f"{path}:{number}: a second header")
+        if kind == "summary":
+            summary = record
+            continue
+        event = record.get("event")
+        if not isinstance(event, dict) or event.get("seq") != len(events) + 1:
+            raise TranscriptError(f"{path}:{number}: expected event number {len(events) + 1}")
+        events.append(event)
+    return Transcript(path, header, events, summary)
