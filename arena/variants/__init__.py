@@ -5,9 +5,10 @@ from __future__ import annotations
 from arena.engine import Game
 
 from .classic import Classic
+from .cove import Cove
 from .village import Village
 
-VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic, Village)}
+VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic, Cove, Village)}
 
 
 def get_variant(name: str) -> type[Game]:
