@@ -1,0 +1,221 @@
+"""The ``arena`` command: play a game, list variants, run a scenario, replay a transcript, bench.
+
+Every mistake in the input (unknown variant, bad config, bad seat spec, unreadable file) ends
+with one line on stderr and exit code 2, never a traceback: the user can fix it from that line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
+from rich.console import Console
+
+from arena.config import ConfigError, first_error, load_config, parse_seat_arg, seat_specs
+from arena.engine import Game, RulesError
+
+USAGE_ERROR = 2
+
+
+class CliError(Exception):
+    """Bad input: the message is printed as one line and the exit code is 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line instead of usage + message
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _variant(name: str) -> type[Game]:
+    from arena.variants import get_variant
+
+    try:
+        return get_variant(name)
+    except KeyError as exc:
+        raise CliError(exc.args[0]) from None
+
+
+def _players(specs: dict[str, str], seed: int) -> dict[str, Any]:
+    from arena.players.registry import SpecError, make_player
+
+    players = {}
+    for name, spec in specs.items():
+        try:
+            players[name] = make_player(spec, name, seed)
+        except (SpecError, ValueError, ImportError, AttributeError) as exc:  # AttributeError: a half-installed kind
+            raise CliError(f"seat {name}: {exc}") from None
+    return players
+
+
+# ---- play -------------------------------------------------------------------------------------
+def cmd_play(args: argparse.Namespace) -> int:
+    from arena.console import Printer, print_result
+    from arena.orchestrator import StopGame, play
+    from arena.transcript import TranscriptWriter
+
+    variant = _variant(args.variant)
+    config = load_config(variant, args.config)
+    specs = seat_specs(variant, args.players, config, [parse_seat_arg(s) for s in args.seat])
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    try:
+        game = variant(list(specs), config.options, seed)
+    except RulesError as exc:
+        raise CliError(str(exc)) from None
+    players = _players(specs, seed)
+    console = Console()
+    try:
+        writer = TranscriptWriter.create(Path(args.transcripts), game, specs)
+    except OSError as exc:
+        raise CliError(f"cannot write transcripts to {args.transcripts}: {exc.strerror or exc}") from None
+    if not args.quiet:
+        console.print(f"{variant.title}: {len(specs)} players, seed {seed}", highlight=False)
+    observers = [writer] if args.quiet else [writer, Printer(console, reveal=args.reveal)]
+    code = 0
+    try:
+        play(game, players, observers)
+    except KeyboardInterrupt:
+        code = 130
+    except StopGame:
+        code = 1
+    finally:
+        writer.close(game)
+    print_result(console, game, specs, writer.path)
+    return code
+
+
+# ---- variants, scenario, replay, bench --------------------------------------------------------------
+def cmd_variants(args: argparse.Namespace) -> int:
+    from arena.console import print_variants
+    from arena.variants import VARIANTS
+
+    print_variants(Console(), VARIANTS)
+    return 0
+
+
+def _read_json(path: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: not JSON: {exc}") from None
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    from arena.scenario import run_scenario
+
+    spec = _read_json(args.file)
+    if not isinstance(spec, dict):
+        raise CliError(f"{args.file}: a scenario is a JSON object (see docs/scenarios.md)")
+    missing = [key for key in ("variant", "players") if key not in spec]
+    if missing:
+        raise CliError(f"{args.file}: missing key {', '.join(missing)} (see docs/scenarios.md)")
+    _variant(str(spec["variant"]))
+    if not isinstance(spec["players"], list) or not all(isinstance(n, str) for n in spec["players"]):
+        raise CliError(f"{args.file}: players must be a list of seat names")
+    if not isinstance(spec.get("answers", {}), dict):
+        raise CliError(f"{args.file}: answers must map seat names to lists of actions")
+    try:
+        out = run_scenario(spec)
+    except ValidationError as exc:
+        raise CliError(f"{args.file}: {first_error(exc, 'options')}") from None
+    except (RulesError, ValueError, TypeError, KeyError) as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from arena.replay import ReplayError, replay
+    from arena.transcript import TranscriptError, read_transcript
+
+    try:
+        result = replay(read_transcript(args.file))
+    except (TranscriptError, ReplayError) as exc:
+        raise CliError(str(exc)) from None
+    print(result.message())
+    return 0 if result.ok else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from arena.bench import bench
+
+    variant = _variant(args.variant)
+    config = load_config(variant, args.config)
+    specs = seat_specs(variant, args.players, config)
+    if args.games < 1:
+        raise CliError("--games must be at least 1")
+    _players(dict.fromkeys(list(specs)[:1], args.seats), 0)  # a clear error if the kind is missing
+    try:
+        result = bench(variant, args.games, players=len(specs), seats=args.seats, options=config.options, first_seed=args.seed)
+    except RulesError as exc:
+        raise CliError(str(exc)) from None
+    print("\n".join(result.lines()))
+    return 0
+
+
+# ---- the parser ---------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="arena", description="Mafia arena: language models, bots and people play Mafia.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("play", help="play one game and print it as it happens")
+    p.add_argument("variant", help="variant id (see: arena variants)")
+    p.add_argument("--players", type=int, help="number of seats (default: the config's, else the variant's)")
+    p.add_argument("--seed", type=int, help="game seed (default: a random one, printed)")
+    p.add_argument("--config", help="TOML config (default: configs/VARIANT.toml if it exists)")
+    p.add_argument(
+        "--seat", action="append", default=[], metavar="NAME=SPEC",
+        help="give the seat NAME (Ann, Bob, Cid, …) to SPEC: random, bot, human or provider:model; repeatable",
+    )  # fmt: skip
+    p.add_argument("--reveal", action="store_true", help="also print private events: cards, night actions, checks, thoughts")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.add_argument("--transcripts", default="transcripts", metavar="DIR", help="transcript folder (default: transcripts)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("variants", help="list the variants")
+    p.set_defaults(func=cmd_variants)
+
+    p = sub.add_parser("scenario", help="run a scripted scenario; prints one JSON object (docs/scenarios.md)")
+    p.add_argument("file", help="scenario JSON file")
+    p.set_defaults(func=cmd_scenario)
+
+    p = sub.add_parser("replay", help="re-run a transcript from its recorded answers and compare")
+    p.add_argument("file", help="transcript (.jsonl)")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("bench", help="play many games in one process and print games per second")
+    p.add_argument("variant", help="variant id")
+    p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    p.add_argument("--seats", choices=("random", "bot"), default="random", help="who plays every seat (default random)")
+    p.add_argument("--players", type=int, help="number of seats (default: the variant's)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        message = str(exc)
+    except CliError as exc:
+        message = str(exc)
+    if not message.startswith("config error:"):
+        message = f"arena: error: {message}"
+    print(message, file=sys.stderr)
+    return USAGE_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""The ``arena`` command, run as a user runs it (``python -m arena``), plus in-process checks."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.config import DEFAULT_NAMES
+from arena.transcript import read_transcript
+from arena.variants import VARIANTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def random_seats(n: int) -> list[str]:
+    return [arg for name in DEFAULT_NAMES[:n] for arg in ("--seat", f"{name}=random")]
+
+
+def test_play_classic_then_replay_its_transcript(tmp_path: Path) -> None:
+    out = arena("play", "classic", "--players", "9", "--seed", "5", *random_seats(9), "--transcripts", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "seed 5" in out.stdout
+    assert re.search(r"^Day 1 — Ann: ", out.stdout, re.MULTILINE)
+    assert re.search(r"vote on \w+: \d+ yes", out.stdout)
+    assert "Result: " in out.stdout and "transcript: " in out.stdout
+    assert "card:" not in out.stdout  # private events only with --reveal
+    (path,) = tmp_path.glob("*-classic-5.jsonl")
+    transcript = read_transcript(path)
+    assert transcript.complete and transcript.header["players"] == dict.fromkeys(DEFAULT_NAMES[:9], "random")
+    replayed = arena("replay", str(path))
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.strip() == f"replay OK: {len(transcript.events)} events identical"
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic", 9), ("village", 11)])
+def test_play_in_process_with_reveal(tmp_path: Path, capsys: pytest.CaptureFixture[str], variant: str, players: int) -> None:
+    if variant not in VARIANTS:
+        pytest.skip(f"{variant} is not registered")
+    argv = ["play", variant, "--players", str(players), "--seed", "1", "--reveal", "--transcripts", str(tmp_path)]
+    assert main(argv + random_seats(players)) == 0
+    out = capsys.readouterr().out
+    assert "[Ann] card: " in out  # private events are shown with --reveal
+    assert "── Day 1 ──" in out and "Game over: " in out
+    assert len(list(tmp_path.glob(f"*-{variant}-1.jsonl"))) == 1
+
+
+def test_default_seed_is_printed_and_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "classic", "--transcripts", str(tmp_path), *random_seats(9)]) == 0
+    seed = re.search(r"players, seed (\d+)", capsys.readouterr().out)
+    assert seed is not None
+    assert read_transcript(next(tmp_path.glob("*.jsonl"))).header["seed"] == int(seed.group(1))
+
+
+def test_quiet_prints_only_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "classic", "--seed", "2", "--quiet", "--transcripts", str(tmp_path), *random_seats(9)]) == 0
+    out = capsys.readouterr().out
+    assert "Day 1 —" not in out and "Result: " in out and "seed 2" in out
+
+
+def test_variants_lists_every_registered_variant() -> None:
+    out = arena("variants")
+    assert out.returncode == 0
+    for name, cls in VARIANTS.items():
+        assert re.search(rf"{name}\s.*{cls.min_players}-{cls.max_players}", out.stdout), name
+
+
+def test_scenario_prints_one_json_object(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    names = list(DEFAULT_NAMES[:6])
+    path.write_text(json.dumps({
+        "variant": "classic", "players": names, "seed": 1,
+        "deal": dict(zip(names, ["mafia", "inspector"] + ["citizen"] * 4, strict=True)),
+        "answers": {"Ann": [{"kind": "speak", "accuse": "Ann"}]},
+    }))  # fmt: skip
+    out = arena("scenario", str(path))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["finished"] is False
+    assert result["stopped_at"] == {"player": "Ann", "phase": "discussion"}
+    assert result["rejected"][0]["player"] == "Ann"
+
+
+def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "classic", "--games", "5", "--seats", "random"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\d+\.\d games/s$", out, re.MULTILINE)
+    assert re.search(r"mean per game: \d+\.\d decisions, \d+\.\d events", out)
+
+
+def test_a_changed_transcript_fails_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "classic", "--seed", "8", "--quiet", "--transcripts", str(tmp_path), *random_seats(9)]) == 0
+    path = next(tmp_path.glob("*.jsonl"))
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["seed"] = 9
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(changed)]) == 1
+    assert capsys.readouterr().out.startswith("replay FAILED: event ")
+
+
+def _bad_config(tmp_path: Path) -> str:
+    path = tmp_path / "bad.toml"
+    path.write_text("[options]\ndiscussion_rounds = 0\n")
+    return str(path)
+
+
+def _file(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+BAD_OPTION = {"variant": "classic", "players": list(DEFAULT_NAMES[:6]), "options": {"max_floor": 5}}
+BAD_INPUTS = {
+    "unknown variant": (lambda t: ["play", "nosuch"], "unknown variant 'nosuch'"),
+    "bad config": (
+        lambda t: ["play", "classic", "--config", _bad_config(t)],
+        "options.discussion_rounds: Input should be greater than or equal to 1",
+    ),
+    "bad toml": (lambda t: ["play", "classic", "--config", _file(t, "b.toml", "x = = 1")], "config error: "),
+    "missing config": (lambda t: ["play", "classic", "--config", str(t / "none.toml")], "no such file"),
+    "bad spec": (lambda t: ["play", "classic", "--seat", "Ann=nonsense"], "seat Ann: "),
+    "unknown seat": (lambda t: ["play", "classic", "--seat", "Zed=random"], "has no seat 'Zed'"),
+    "bad seat arg": (lambda t: ["play", "classic", "--seat", "Ann"], "use NAME=SPEC"),
+    "too many players": (lambda t: ["play", "classic", "--players", "40"], "classic takes 6-18 players, not 40"),
+    "players not a number": (lambda t: ["play", "classic", "--players", "many"], "invalid int value"),
+    "unknown command": (lambda t: ["dance"], "invalid choice"),
+    "scenario not json": (lambda t: ["scenario", _file(t, "s.json", "{")], "not JSON"),
+    "scenario missing keys": (lambda t: ["scenario", _file(t, "s.json", "{}")], "missing key variant, players"),
+    "scenario bad option": (
+        lambda t: ["scenario", _file(t, "s.json", json.dumps(BAD_OPTION))],
+        "options.max_floor: Input should be less than or equal to 2",
+    ),
+    "scenario unknown variant": (
+        lambda t: ["scenario", _file(t, "s.json", '{"variant": "x", "players": []}')],
+        "unknown variant 'x'",
+    ),
+    "scenario too few players": (
+        lambda t: ["scenario", _file(t, "s.json", '{"variant": "classic", "players": ["A", "B"]}')],
+        "classic takes 6-18 players, not 2",
+    ),
+    "replay missing file": (lambda t: ["replay", str(t / "none.jsonl")], "cannot read"),
+    "replay not a transcript": (lambda t: ["replay", _file(t, "t.jsonl", '{"a": 1}\n')], "not a transcript record"),
+    "bench bad games": (lambda t: ["bench", "classic", "--games", "0"], "--games must be at least 1"),
+}
+
+
+def _main(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exit_:  # argparse's own errors
+        return int(exit_.code or 0)
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    make_args, expected = BAD_INPUTS[case]
+    monkeypatch.chdir(tmp_path)
+    assert _main(make_args(tmp_path)) == 2
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, out.err
+    assert expected in lines[0]
+    assert not list(tmp_path.glob("transcripts/*"))  # nothing was played
+
+
+@pytest.mark.parametrize("case", ["unknown variant", "bad config", "bad spec", "players not a number", "scenario not json"])
+def test_bad_input_from_the_shell_has_no_traceback(tmp_path: Path, case: str) -> None:
+    make_args, expected = BAD_INPUTS[case]
+    out = arena(*make_args(tmp_path), cwd=tmp_path)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and expected in out.stderr
