@@ -161,7 +161,7 @@ class Village(Game):
 
     def _ask_discussion(self) -> list[DecisionRequest]:
         speaker = self.speaker
-        accuse = names_spec(self.targets(), nullable=True, forbidden={speaker: "you cannot accuse yourself"})
+        accuse = names_spec(self.targets(exclude=(speaker,)), nullable=True, forbidden={speaker: "you cannot accuse yourself"})
         first = self.day == 1
         return [
             self.request(
