@@ -420,6 +420,14 @@ class Village(Game):
             return "mafia"
         return None
 
+    def scenario_extras(self) -> dict[str, object]:
+        """What a scenario's reader checks besides deaths: mornings, every vote, the channel's rounds."""
+        return {
+            "mornings": [dict(e.data) for e in self.log if e.type == "morning"],
+            "votes": [dict(e.data) for e in self.log if e.type == "vote_result"],
+            "channel": [dict(e.data) for e in self.log if e.type == "channel_result"],
+        }
+
     PHASES: ClassVar[dict[str, Phase]] = {
         "start": Phase(None, _start),
         "discussion": Phase(_ask_discussion, _on_discussion),
