@@ -6,9 +6,10 @@ from arena.engine import Game
 
 from .classic import Classic
 from .cove import Cove
+from .mckay import Duel, Duel3, Trio
 from .village import Village
 
-VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic, Cove, Village)}
+VARIANTS: dict[str, type[Game]] = {cls.name: cls for cls in (Classic, Cove, Duel, Duel3, Trio, Village)}
 
 
 def get_variant(name: str) -> type[Game]:
