@@ -1,0 +1,292 @@
+"""The language-model player: view → prompt → provider → parsed action.
+
+A bad *answer* (not JSON, wrong shape, illegal name) is the player's fault: it comes back as
+:class:`~arena.players.base.Malformed`, the orchestrator rejects it and asks again with the reason
+as ``feedback``. A bad *connection* (429, 5xx, timeout, refused) is nobody's move: it is retried
+here with exponential backoff and jitter (honouring ``Retry-After``), bounded in tries and time;
+past the bound the decision is given up (``None``, a logged forfeit), never counted as a rejected
+answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+import time
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_after_delay
+from tenacity.wait import wait_base, wait_random_exponential
+
+from arena.engine import ActionBase, DecisionRequest, View, dump_action
+from arena.players.base import Answer, Malformed
+
+from .profiles import Profile
+from .prompt import Conversation, make_env
+from .providers import Reply, backend_for, retry_after, transport_error
+from .schema import KindSchemas
+from .usage import Usage
+
+log = logging.getLogger("arena.players.llm")
+Recorder = Callable[[dict[str, Any]], None]
+
+# Per event loop: one client and one semaphore per provider endpoint (clients and semaphores are
+# bound to the loop they were made on; tests and `arena bench` run several loops in one process).
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+_limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
+
+
+async def close_clients() -> None:
+    """Close the pooled HTTP clients of the running loop (call once at the end of a run)."""
+    clients = _clients.pop(asyncio.get_running_loop(), {})
+    for client in clients.values():
+        await client.close()
+
+
+class TransportGaveUp(Exception):
+    """The provider could not be reached within the retry bound (or refused for good)."""
+
+
+class _WaitRetryAfter(wait_base):
+    """The server's Retry-After when it sent one (capped), else exponential backoff with jitter."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.cap = profile.max_retry_after
+        self.fallback = wait_random_exponential(multiplier=profile.backoff, max=profile.max_backoff)
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        asked = retry_after(exc) if exc is not None else None
+        if asked is not None:
+            return min(asked, self.cap)
+        return self.fallback(retry_state)
+
+
+def _error_text(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    text = f"{type(exc).__name__}" + (f" {status}" if status else "")
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{text}: {message[:200]}" if message else text
+
+
+def _validation_text(exc: ValidationError) -> str:
+    """One line per problem, short enough to send back to the model as feedback."""
+    problems = []
+    for err in exc.errors()[:6]:
+        loc = ".".join(str(p) for p in err["loc"] if not (isinstance(p, str) and p.endswith("Answer"))) or "answer"
+        problems.append(f"{loc}: {err['msg']}")
+    return "your answer does not fit the schema: " + "; ".join(problems)
+
+
+def _json_from_text(text: str) -> Any:
+    """The JSON object in a text reply (code fences and prose around it tolerated)."""
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, flags=re.DOTALL)
+    body = fenced.group(1) if fenced else text
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end < start:
+        raise ValueError("no JSON object found in the reply")
+    return json.loads(body[start : end + 1])
+
+
+class LLMPlayer:
+    """Answers decisions by asking a language model; see the module docstring for faults."""
+
+    def __init__(
+        self,
+        name: str,
+        profile: Profile,
+        *,
+        key: str | None,
+        seed: int = 0,
+        spec: str = "",
+        recorder: Recorder | None = None,
+        variant: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.profile = profile
+        self.spec = spec or f"{profile.provider}:{profile.model}"
+        self.seed = seed
+        self._key = key
+        self.recorder = recorder
+        self.backend = backend_for(profile)
+        self.conversation = Conversation(name, variant, options, profile.structured, make_env())
+        self.usage = Usage(model=profile.model)
+        self.calls: list[dict[str, Any]] = []
+        self._last_prompt = ""
+        self._last_structured = ""
+        self._tries: dict[int, int] = {}
+        self.cache_key = "arena-" + hashlib.sha256(f"{seed}:{name}:{profile.model}".encode()).hexdigest()[:16]
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"LLMPlayer({self.name!r}, {self.spec!r})"
+
+    # ---- plumbing -----------------------------------------------------------------------------
+    def _client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        pool = _clients.setdefault(loop, {})
+        ident = (self.profile.endpoint, self.profile.timeout, hashlib.sha256((self._key or "").encode()).hexdigest())
+        if ident not in pool:
+            pool[ident] = self.backend.make_client(self._key)
+        return pool[ident]
+
+    def _limit(self) -> asyncio.Semaphore:
+        limits = _limits.setdefault(asyncio.get_running_loop(), {})
+        if self.profile.endpoint not in limits:
+            limits[self.profile.endpoint] = asyncio.Semaphore(self.profile.concurrency)
+        return limits[self.profile.endpoint]
+
+    async def _send(self, kwargs: dict[str, Any], retries: list[dict[str, Any]]) -> Any:
+        profile = self.profile
+
+        def note_retry(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            wait = state.next_action.sleep if state.next_action else 0.0
+            entry = {"try": state.attempt_number, "error": _error_text(exc) if exc else "?", "wait": round(wait, 3)}
+            retries.append(entry)
+            self.usage.transport_retries += 1
+            log.warning("%s: %s; retry %d in %.2fs", self.name, entry["error"], state.attempt_number, wait)
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(lambda e: transport_error(e)[0]),
+            wait=_WaitRetryAfter(profile),
+            stop=stop_after_attempt(profile.attempts) | stop_after_delay(profile.retry_budget),
+            before_sleep=note_retry,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    async with self._limit():
+                        return await self.backend.send(self._client(), kwargs)
+        except Exception as exc:
+            if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                raise
+            retryable, _ = transport_error(exc)
+            why = "gave up after retries" if retryable else "not retryable"
+            raise TransportGaveUp(f"{_error_text(exc)} ({why})") from exc
+        raise TransportGaveUp("no attempt was made")  # unreachable: AsyncRetrying always tries once
+
+    # ---- the decision ---------------------------------------------------------------------------
+    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
+        conv = self.conversation
+        schemas = KindSchemas(request.json_schema(), self.profile.strict_schema)
+        mode = self.profile.structured
+        schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
+        shared_before = len(conv.messages)
+        conv.ask(request, view, feedback, schema_text)
+        structured = self.backend.structured(schemas)
+        kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
+
+        prompt = conv.serialized()
+        structured_text = json.dumps(structured, sort_keys=True)
+        same_prefix = prompt.startswith(self._last_prompt) if self._last_prompt else False
+        record: dict[str, Any] = {
+            "type": "llm_call",
+            "player": self.name,
+            "provider": self.profile.provider,
+            "model": self.profile.model,
+            "request": request.id,
+            "group": request.group,
+            "day": request.day,
+            "phase": request.phase,
+            "try": self._tries.get(request.id, 0) + 1,
+            "prompt": {
+                "system": conv.system if shared_before == 0 else None,
+                "shared_messages": shared_before,
+                "new_messages": conv.messages[shared_before:],
+                "chars": len(prompt),
+                "prefix_share": round(len(self._last_prompt) / len(prompt), 4) if same_prefix else 0.0,
+                "schema_unchanged": structured_text == self._last_structured,
+            },
+            "schema": None if structured_text == self._last_structured else (structured or {"json_text": schemas.union()}),
+        }
+        self._tries[request.id] = record["try"]
+        self._last_prompt, self._last_structured = prompt, structured_text
+        retries: list[dict[str, Any]] = []
+        record["retries"] = retries
+        started = time.perf_counter()
+        try:
+            response = await self._send(kwargs, retries)
+        except TransportGaveUp as exc:
+            record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=str(exc))
+            self.usage.latency += record["latency"]
+            self.usage.transport_failures += 1
+            log.error("%s: no answer for request %d: %s", self.name, request.id, exc)
+            self._emit(record)
+            return None
+        latency = time.perf_counter() - started
+        reply = self.backend.extract(response)
+        answer = self._interpret(request, schemas, reply)
+        conv.answer(self._assistant_text(reply))
+        cost = self.profile.cost(reply.usage)
+        self.usage.add(reply.usage, cost)
+        self.usage.latency += latency
+        record.update(
+            latency=round(latency, 3),
+            raw=reply.raw,
+            tool=reply.tool,
+            finish=reply.finish,
+            usage=reply.usage,
+            cost=round(cost, 8),
+        )
+        if isinstance(answer, Malformed):
+            self.usage.malformed += 1
+            record.update(outcome="malformed", error=answer.error, action=None)
+        else:
+            record.update(outcome="ok", error=None, action=dump_action(answer))
+        self._emit(record)
+        return answer
+
+    def _interpret(self, request: DecisionRequest, schemas: KindSchemas, reply: Reply) -> ActionBase | Malformed:
+        if reply.refusal:
+            return Malformed(reply.raw or reply.refusal, f"the model refused: {reply.refusal[:200]}")
+        if reply.finish in ("length", "max_tokens"):
+            return Malformed(reply.raw, "the answer was cut off at the token limit; answer more briefly")
+        data: Any = reply.arguments
+        if data is None:
+            try:
+                data = json.loads(reply.raw) if reply.tool else _json_from_text(reply.raw)
+            except ValueError as exc:
+                what = "the tool arguments are" if reply.tool else "the reply is"
+                return Malformed(reply.raw, f"{what} not valid JSON ({exc}); answer with one JSON object")
+        if not reply.tool:
+            data = schemas.unwrap(data)
+        if isinstance(data, dict) and reply.tool and reply.tool not in schemas.kinds:
+            return Malformed(reply.raw, f"'{reply.tool}' is not a legal action now; legal: {', '.join(schemas.kinds)}")
+        data = schemas.decode(reply.tool, data)
+        try:
+            return request.parse(data)
+        except ValidationError as exc:
+            return Malformed(reply.raw, _validation_text(exc))
+
+    @staticmethod
+    def _assistant_text(reply: Reply) -> str:
+        """The answer as it goes into the history: the action object the model gave."""
+        if reply.tool:
+            try:
+                args = reply.arguments if reply.arguments is not None else json.loads(reply.raw)
+            except ValueError:
+                return reply.raw
+            if isinstance(args, dict):
+                return json.dumps({"kind": args.get("kind", reply.tool), **args}, ensure_ascii=False)
+        return reply.raw
+
+    def _emit(self, record: dict[str, Any]) -> None:
+        self.calls.append(record)
+        if self.recorder is not None:
+            try:
+                self.recorder(record)
+            except Exception:  # a broken recorder must not cost the player its move
+                log.exception("%s: the call recorder failed", self.name)
+
+    async def aclose(self) -> None:
+        """Release the pooled clients of this loop (shared by every LLM player on it)."""
+        await close_clients()

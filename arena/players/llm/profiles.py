@@ -1,0 +1,166 @@
+"""Seat specs and model profiles: which provider, model, endpoint, key variable, prices, limits.
+
+A spec is either a profile name from ``configs/models.toml`` (``sonnet``) or
+``provider:model[@base_url][?key=value&...]`` (``openai:gpt-4.1-mini``,
+``openai:llama3.1@http://localhost:11434/v1?structured=json_text``). Everything is checked here,
+before a game starts, so a typo or a missing key costs one clear line instead of a forfeited game.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qsl
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from arena.players.registry import SpecError
+
+PROVIDERS = ("openai", "anthropic")
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+PROFILES_ENV = "ARENA_MODELS"
+
+
+class Profile(BaseModel):
+    """Everything needed to call one model; prices are dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = ""
+    provider: Literal["openai", "anthropic"]
+    model: str = Field(min_length=1)
+    base_url: str | None = None
+    api_key_env: str = ""  # "" = the endpoint needs no key
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int = Field(1024, ge=16)
+    structured: Literal["tools", "json_schema", "json_text"] = "tools"
+    strict: bool | None = None  # None: strict for OpenAI tools / json_schema, plain for Anthropic
+    price_input: float = Field(0.0, ge=0)
+    price_cached: float | None = Field(None, ge=0)  # None = same as input
+    price_cache_write: float | None = Field(None, ge=0)  # None = input (x1.25 for Anthropic)
+    price_output: float = Field(0.0, ge=0)
+    timeout: float = Field(60.0, gt=0, description="Seconds before one HTTP call is abandoned.")
+    attempts: int = Field(6, ge=1, le=50, description="Transport tries per model call.")
+    backoff: float = Field(1.0, ge=0, description="First retry wait in seconds (exponential, jittered).")
+    max_backoff: float = Field(30.0, ge=0, description="Longest wait between tries.")
+    max_retry_after: float = Field(60.0, ge=0, description="Cap on a server's Retry-After.")
+    retry_budget: float = Field(180.0, gt=0, description="Seconds for all tries of one call.")
+    concurrency: int = Field(8, ge=1, le=256, description="Calls in flight per provider endpoint.")
+
+    @property
+    def strict_schema(self) -> bool:
+        if self.strict is not None:
+            return self.strict
+        return self.provider == "openai"
+
+    @property
+    def endpoint(self) -> str:
+        """The key that shares a concurrency limit (and a connection pool)."""
+        return f"{self.provider}|{self.base_url or 'default'}"
+
+    def cost(self, usage: Mapping[str, int]) -> float:
+        """Dollars for one call's normalized usage (see :mod:`arena.players.llm.usage`)."""
+        cached = usage.get("cached_tokens", 0)
+        written = usage.get("cache_write_tokens", 0)
+        fresh = max(usage.get("input_tokens", 0) - cached - written, 0)
+        cached_price = self.price_input if self.price_cached is None else self.price_cached
+        if self.price_cache_write is not None:
+            write_price = self.price_cache_write
+        else:
+            write_price = self.price_input * (1.25 if self.provider == "anthropic" else 1.0)
+        dollars = (
+            fresh * self.price_input
+            + cached * cached_price
+            + written * write_price
+            + usage.get("output_tokens", 0) * self.price_output
+        )
+        return dollars / 1_000_000
+
+
+def default_profiles_path() -> Path:
+    env = os.environ.get(PROFILES_ENV)
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[3] / "configs" / "models.toml"
+    return repo if repo.exists() else Path("configs") / "models.toml"
+
+
+def load_profiles(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The raw profile tables of a models file (an absent default file means no profiles)."""
+    file = Path(path) if path is not None else default_profiles_path()
+    if not file.exists():
+        if path is not None:
+            raise SpecError(f"model profiles file {str(file)!r} does not exist")
+        return {}
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"cannot read model profiles {str(file)!r}: {exc}") from None
+    profiles = data.get("profiles", {})
+    if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
+        raise SpecError(f"{file}: [profiles.NAME] tables expected")
+    return profiles
+
+
+def _build(name: str, fields: Mapping[str, Any], where: str) -> Profile:
+    try:
+        return Profile.model_validate({"name": name, **fields})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'profile'}: {e['msg']}" for e in exc.errors())
+        raise SpecError(f"{where}: {problems}") from None
+
+
+def resolve_spec(spec: str, profiles: Mapping[str, Mapping[str, Any]], overrides: Mapping[str, Any] | None = None) -> Profile:
+    """Turn a seat spec into a checked :class:`Profile` (raises :class:`SpecError`)."""
+    spec = spec.strip()
+    overrides = dict(overrides or {})
+    if ":" not in spec:
+        if spec not in profiles:
+            known = ", ".join(sorted(profiles)) or "none"
+            raise SpecError(f"unknown model profile {spec!r} (profiles: {known}; or use provider:model)")
+        return _build(spec, {**profiles[spec], **overrides}, f"profile {spec!r}")
+    provider, _, rest = spec.partition(":")
+    provider = provider.strip().lower()
+    if provider not in PROVIDERS:
+        raise SpecError(f"unknown provider {provider!r} in {spec!r}; use one of: {', '.join(PROVIDERS)}")
+    rest, _, query = rest.partition("?")
+    model, _, base_url = rest.partition("@")
+    model, base_url = model.strip(), base_url.strip() or None
+    if not model:
+        raise SpecError(f"{spec!r} names no model (e.g. {provider}:MODEL)")
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
+        raise SpecError(f"{spec!r}: the base URL after @ must start with http:// or https://")
+    fields: dict[str, Any] = {}
+    if base_url is None:  # a known model keeps its profile's prices and settings
+        for table in profiles.values():
+            if table.get("provider") == provider and table.get("model") == model and not table.get("base_url"):
+                fields = dict(table)
+                break
+    fields.update(provider=provider, model=model)
+    if base_url is not None:
+        fields["base_url"] = base_url
+        fields.setdefault("api_key_env", "")
+    else:
+        fields.setdefault("api_key_env", DEFAULT_KEY_ENV[provider])
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise SpecError(f"{spec!r}: options after ? must look like key=value&key=value") from None
+    fields.update(pairs)
+    fields.update(overrides)
+    return _build(spec, fields, f"seat spec {spec!r}")
+
+
+def api_key(profile: Profile) -> str | None:
+    """The key from the environment, or None when the endpoint needs none; SpecError if missing."""
+    if not profile.api_key_env:
+        return None
+    value = os.environ.get(profile.api_key_env, "").strip()
+    if not value:
+        raise SpecError(
+            f"{profile.name or profile.model}: set {profile.api_key_env} in the environment (keys are read from there only)"
+        )
+    return value

@@ -1,0 +1,79 @@
+"""Token and cost accounting, normalized across providers.
+
+``input_tokens`` always counts the whole prompt (OpenAI's ``prompt_tokens``; Anthropic's
+``input_tokens + cache_read + cache_creation``), so ``cached_tokens / input_tokens`` is the
+cache hit rate on both; ``reasoning_tokens`` are part of ``output_tokens`` (billed as output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens")
+
+
+def _get(obj: Any, name: str) -> int:
+    value = getattr(obj, name, None) if obj is not None else None
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def openai_usage(usage: Any) -> dict[str, int]:
+    """From a chat completion's ``usage`` (``CompletionUsage``)."""
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    completion = getattr(usage, "completion_tokens_details", None)
+    return {
+        "input_tokens": _get(usage, "prompt_tokens"),
+        "cached_tokens": _get(prompt, "cached_tokens"),
+        "cache_write_tokens": 0,  # OpenAI writes its cache for free
+        "output_tokens": _get(usage, "completion_tokens"),
+        "reasoning_tokens": _get(completion, "reasoning_tokens"),
+    }
+
+
+def anthropic_usage(usage: Any) -> dict[str, int]:
+    """From a message's ``usage`` (Anthropic counts cache reads and writes outside input_tokens)."""
+    read = _get(usage, "cache_read_input_tokens")
+    written = _get(usage, "cache_creation_input_tokens")
+    return {
+        "input_tokens": _get(usage, "input_tokens") + read + written,
+        "cached_tokens": read,
+        "cache_write_tokens": written,
+        "output_tokens": _get(usage, "output_tokens"),
+        "reasoning_tokens": _get(getattr(usage, "output_tokens_details", None), "thinking_tokens"),
+    }
+
+
+@dataclass(slots=True)
+class Usage:
+    """Running totals of one player (what a transcript summary or an end table shows)."""
+
+    model: str = ""
+    calls: int = 0
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float = 0.0
+    latency: float = 0.0  # seconds spent waiting for answers, retries included
+    transport_retries: int = 0
+    transport_failures: int = 0  # calls given up after the retry bound (forfeits)
+    malformed: int = 0  # answers that did not parse against the schema
+
+    def add(self, tokens: dict[str, int], cost: float) -> None:
+        self.calls += 1
+        for name in FIELDS:
+            setattr(self, name, getattr(self, name) + tokens.get(name, 0))
+        self.cost += cost
+
+    @property
+    def cache_hit_rate(self) -> float:
+        return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["cost"] = round(self.cost, 6)
+        out["latency"] = round(self.latency, 3)
+        out["cache_hit_rate"] = round(self.cache_hit_rate, 4)
+        return out
