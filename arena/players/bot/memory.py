@@ -1,0 +1,490 @@
+"""What a bot remembers of its view, read incrementally, and the suspicion it derives from it.
+
+The memory never rescans the log: each decision reads only the events after its cursor. Facts
+(deaths, revealed cards, claims, checks, the mafia team) change rarely and mark the *anchors*
+dirty; votes and accusations are frequent and are folded in at once.
+
+Anchors are beliefs about alignment in [-1, 1] (+1 mafia, -1 town) held with good reason: a
+revealed card, a night victim, one's own checks, a believed inspector's claim. Every vote and
+accusation is a *link* between two players whose weight says how much it incriminates one
+of them if the other's alignment is known ("voted to spare X" incriminates the voter by X's
+anchor). Links are linear in the anchors, so when an anchor moves only that player's links are
+re-weighed, and suspicion stays O(new events + players) per decision.
+
+A town bot folds its private knowledge (itself, its checks) into the anchors. A mafia bot
+keeps the *public* model only — what the town can know — which is identical for every partner,
+so partners that rank targets with it agree on a shot without talking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import Event, View
+
+#: roles that learn alignments at night; at most one of each is dealt in every variant so far
+INVESTIGATORS = frozenset({"inspector", "detective"})
+PROTECTORS = frozenset({"doctor"})
+MAFIA_ROLES = frozenset({"mafia"})
+#: roles whose holder is not on the town side
+NOT_TOWN = frozenset({"mafia", "maniac"})
+
+# link weights: how much one vote or accusation says about the actor, given the target's anchor
+W_EXECUTE = 1.0  # execution / guilty / runoff ballots
+W_CHARGE = 0.5  # charge ballots (a yes only asks for a trial)
+W_ACCUSE = 0.6  # accusing a player
+W_FLOOR = 0.4  # a charged player handing someone the floor ties them together
+W_ACCUSED_BY = 0.35  # being accused by a player of known alignment (town accusers are right more often)
+SOFT_CAP = 0.5  # the most a dead player's suspicion counts as an anchor when its card is unknown
+
+
+@dataclass(slots=True)
+class ClaimInfo:
+    """What one player has claimed about itself and about others."""
+
+    role: str | None
+    checks: dict[str, str] = field(default_factory=dict)
+    day: int = 0
+    order: int = 0  # rank among the players who claimed a role (first claimer = 0)
+    under_fire: bool = False  # first claimed while on trial: a cornered claim is worth less
+    kills_before: int = 0  # night kills before the claim: the mafia shoot a believed investigator
+
+
+@dataclass(slots=True)
+class Ballot:
+    """One counted vote: ``yes`` voted to charge / execute / convict ``accused``."""
+
+    vote: str
+    accused: str
+    yes: tuple[str, ...]
+    no: tuple[str, ...]
+    day: int
+    passed: bool
+
+
+def claim_fields(raw: Any) -> tuple[str | None, dict[str, str]]:
+    """A claim as a (role, checks) pair, whether it arrives as a Claim model or a plain dict."""
+    if raw is None:
+        return None, {}
+    if isinstance(raw, dict):
+        return raw.get("role"), dict(raw.get("checks") or {})
+    return getattr(raw, "role", None), dict(getattr(raw, "checks", None) or {})
+
+
+class Memory:
+    """One bot's running record of the game, plus its suspicion model."""
+
+    def __init__(self, me: str, seats: Iterable[str]) -> None:
+        self.me = me
+        self.seats: tuple[str, ...] = tuple(seats)
+        self.seat_index = {name: i for i, name in enumerate(self.seats)}
+        self.cursor = 0
+        self.role = ""
+        self.team = ""
+        self.variant: str | None = None  # a variant name, if the role event carries one
+        self.first_phase = ""
+        self.alive: set[str] = set(self.seats)
+        self.partners: frozenset[str] = frozenset()  # mafia team (the viewer included), mafia only
+        self.day = 0
+        self.night = -1
+        self.at_night = False
+        # public facts
+        self.revealed: dict[str, str] = {}  # dead player -> card shown
+        self.night_killed: list[str] = []
+        self.mornings = 0  # nights whose actions are done (an investigator checks once per night)
+        self.kill_mornings = 0  # mornings with someone killed
+        self.arrested: list[str] = []
+        self.executed: list[str] = []
+        self.claims: dict[str, ClaimInfo] = {}
+        self.claim_count = 0
+        self.ballots: list[Ballot] = []
+        self.accusations: list[tuple[str, str, int]] = []  # (accuser, accused, day)
+        self.accusers_today: dict[str, set[str]] = {}
+        self.speeches_today = 0
+        self.on_trial: str | None = None
+        self.floor_links: list[tuple[str, str]] = []  # (charged player, floor speaker)
+        # the viewer's private knowledge
+        self.my_checks: dict[str, str] = {}
+        self.my_claimed = False
+        self.my_claimed_checks: frozenset[str] = frozenset()
+        self.team_known = False  # mafia only: the team event has arrived
+        self.channel: list[tuple[str, str | None, str, int]] = []  # tonight's channel (actor, target, text, round)
+        self.failed_targets: list[str] = []  # mafia targets that survived the night
+        self.last_victim: str | None = None  # the channel's chosen victim tonight (village)
+        # the suspicion model
+        self.anchor: dict[str, float] = {}
+        self.links: dict[str, dict[str, float]] = {}  # anchored player -> {linked player: weight}
+        self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
+        self.dirty = True
+        self._handlers = {
+            "role": self._on_role,
+            "team": self._on_team,
+            "day": self._on_day,
+            "night": self._on_night,
+            "morning": self._on_morning,
+            "death": self._on_death,
+            "speech": self._on_speech,
+            "accusation": self._on_accusation,
+            "vote_result": self._on_vote_result,
+            "check_result": self._on_check,
+            "channel_result": self._on_channel_result,
+            "trial": self._on_trial,
+            "charged": self._on_trial,
+            "action": self._on_action,
+        }
+
+    # ---- reading ---------------------------------------------------------------------------
+    def update(self, view: View) -> None:
+        """Fold in the events that arrived since the last call."""
+        new = view.since(self.cursor)
+        if not new:
+            return
+        self.cursor += len(new)
+        handlers = self._handlers
+        for event in new:
+            handler = handlers.get(event.type)
+            if handler is not None:
+                handler(event)
+
+    @property
+    def is_mafia(self) -> bool:
+        return self.team == "mafia"
+
+    def _on_role(self, e: Event) -> None:
+        data = e.data
+        self.role = data.get("role", "")
+        self.team = data.get("team", "")
+        self.variant = data.get("variant")
+        self.first_phase = e.phase
+        if self.is_mafia:
+            self.partners = frozenset((self.me,))
+        self.dirty = True
+
+    def _on_team(self, e: Event) -> None:
+        self.partners = frozenset(e.data.get("members", ())) | {self.me}
+        self.team_known = True
+        self.dirty = True
+
+    def _on_day(self, e: Event) -> None:
+        self.day = e.data.get("number", self.day + 1)
+        alive = e.data.get("alive")
+        if alive is not None:
+            self.alive = set(alive)
+        self.at_night = False
+        self.accusers_today = {}
+        self.speeches_today = 0
+        self.on_trial = None
+
+    def _on_night(self, e: Event) -> None:
+        self.night = e.data.get("number", self.night + 1)
+        self.at_night = True
+        self.channel = []
+        self.last_victim = None
+
+    def _on_morning(self, e: Event) -> None:
+        killed = e.data.get("killed") or []
+        self.night_killed.extend(killed)
+        self.mornings += 1
+        self.kill_mornings += bool(killed)
+        self.arrested.extend(e.data.get("arrested") or [])
+        if self.last_victim is not None and self.last_victim not in killed:
+            self.failed_targets.append(self.last_victim)
+        self.at_night = False
+        if killed:
+            self.dirty = True
+
+    def _on_death(self, e: Event) -> None:
+        data = e.data
+        name = data.get("player")
+        self.alive.discard(name)
+        role = data.get("role")
+        if role is not None:
+            self.revealed[name] = role
+        if data.get("cause") == "execution":
+            self.executed.append(name)
+        self.dirty = True
+
+    def _on_speech(self, e: Event) -> None:
+        data = e.data
+        actor = e.actor
+        kind = data.get("kind")
+        if kind == "channel":
+            self.channel.append((actor, data.get("target"), data.get("text") or "", data.get("round", 1)))
+            return
+        if kind == "discussion":
+            self.speeches_today += 1
+        floor = data.get("floor")
+        if floor and actor is not None:
+            for speaker in floor:
+                self.floor_links.append((actor, speaker))
+                self._link(actor, speaker, W_FLOOR)
+        raw = data.get("claim")
+        if raw is not None and actor is not None:
+            self._record_claim(actor, raw, kind == "defence" or actor == self.on_trial)
+
+    def _record_claim(self, actor: str, raw: Any, under_fire: bool) -> None:
+        role, checks = claim_fields(raw)
+        info = self.claims.get(actor)
+        if info is None:
+            info = self.claims[actor] = ClaimInfo(role, {}, self.day, self.claim_count, under_fire, self.kill_mornings)
+            self.claim_count += 1
+        elif role and info.role != role:
+            info.role = role
+        info.checks.update({t: r for t, r in checks.items() if r in ("mafia", "not mafia")})
+        self.dirty = True
+
+    def _on_action(self, e: Event) -> None:
+        """My own accepted answer: remember what I claimed, whether or not the table heard it."""
+        action = e.data.get("action")
+        raw = action.get("claim") if isinstance(action, dict) else getattr(action, "claim", None)
+        if raw is not None:
+            _, checks = claim_fields(raw)
+            self.my_claimed = True
+            self.my_claimed_checks = self.my_claimed_checks | frozenset(checks)
+
+    def _on_accusation(self, e: Event) -> None:
+        accuser, accused = e.actor, e.data.get("accused")
+        if accuser is None or accused is None:
+            return
+        self.accusations.append((accuser, accused, self.day))
+        self.accusers_today.setdefault(accused, set()).add(accuser)
+        self._link(accused, accuser, -W_ACCUSE)
+        self._link(accuser, accused, -W_ACCUSED_BY)
+
+    def _on_vote_result(self, e: Event) -> None:
+        data = e.data
+        vote = data.get("vote", "")
+        if "yes" in data:
+            accused = data.get("accused")
+            if accused is None:
+                return
+            self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day, bool(data.get("passed"))))
+            return
+        votes = data.get("votes") or {}
+        candidates = data.get("candidates") or sorted({t for t in votes.values() if t is not None})
+        for cand in candidates:
+            yes = tuple(v for v, t in votes.items() if t == cand)
+            no = tuple(v for v, t in votes.items() if t is not None and t != cand)
+            self._ballot(Ballot(vote, cand, yes, no, self.day, data.get("result") == cand))
+
+    def _ballot(self, ballot: Ballot) -> None:
+        self.ballots.append(ballot)
+        w = W_CHARGE if ballot.vote == "charge" else W_EXECUTE
+        accused = ballot.accused
+        for voter in ballot.yes:
+            if voter != accused:
+                self._link(accused, voter, -w)
+        for voter in ballot.no:
+            if voter != accused:
+                self._link(accused, voter, w)
+
+    def _on_check(self, e: Event) -> None:
+        target, result = e.data.get("target"), e.data.get("result")
+        if target is not None and result in ("mafia", "not mafia"):
+            self.my_checks[target] = result
+            self.dirty = True
+
+    def _on_channel_result(self, e: Event) -> None:
+        victim = e.data.get("victim")
+        if victim is not None:
+            self.last_victim = victim
+
+    def _on_trial(self, e: Event) -> None:
+        self.on_trial = e.data.get("player")
+
+    # ---- the suspicion model ----------------------------------------------------------------
+    def _link(self, anchor: str, other: str, weight: float) -> None:
+        """Record that ``other``'s suspicion moves by ``weight * anchor[anchor]``."""
+        row = self.links.get(anchor)
+        if row is None:
+            row = self.links[anchor] = {}
+        row[other] = row.get(other, 0.0) + weight
+        a = self.anchor.get(anchor)
+        if a:
+            self.term[other] = self.term.get(other, 0.0) + weight * a
+
+    def refresh(self) -> None:
+        """Recompute the anchors if a fact changed, re-weighing only the links of moved anchors.
+
+        The dead whose card nobody saw become soft anchors from their own suspicion, so that
+        "voted to spare Cid" counts once Cid looks like mafia in hindsight.
+        """
+        if not self.dirty:
+            return
+        self.dirty = False
+        new = self._anchors()
+        old = self.anchor
+        for name in set(old) | set(new):
+            self._move(name, new.get(name, 0.0) - old.get(name, 0.0))
+        term = self.term
+        for name in self.seats:
+            if name not in self.alive and name not in new:
+                soft = max(-SOFT_CAP, min(SOFT_CAP, term.get(name, 0.0) / 3.0))
+                if soft:
+                    new[name] = soft
+                    self._move(name, soft)
+        self.anchor = new
+
+    def _move(self, name: str, delta: float) -> None:
+        if delta:
+            term = self.term
+            for other, weight in self.links.get(name, {}).items():
+                term[other] = term.get(other, 0.0) + weight * delta
+
+    def _anchors(self) -> dict[str, float]:
+        a: dict[str, float] = {}
+        for name in self.night_killed:
+            a[name] = -0.9  # the mafia shoot town
+        for name, role in self.revealed.items():
+            a[name] = 1.0 if role in NOT_TOWN else -1.0
+        private = not self.is_mafia
+        if private:
+            a[self.me] = -1.0
+            for target, result in self.my_checks.items():
+                a[target] = 1.0 if result == "mafia" else -1.0
+        hard = dict(a)
+        self._weigh_claims(a, hard, private)
+        return a
+
+    def _weigh_claims(self, a: dict[str, float], hard: dict[str, float], private: bool) -> None:
+        """Believe claimed investigators by how consistent and how contested their claims are."""
+        by_role: dict[str, list[str]] = {}
+        for name, info in sorted(self.claims.items(), key=lambda kv: (kv[1].under_fire, kv[1].order)):
+            if info.role:
+                by_role.setdefault(info.role, []).append(name)
+        for role, claimers in by_role.items():
+            if role in PROTECTORS:
+                if len(claimers) == 1 and claimers[0] not in hard:
+                    a[claimers[0]] = -0.3
+                continue
+            if role not in INVESTIGATORS:
+                continue
+            honest: list[str] = []
+            for c in claimers:
+                if c == self.me and private:
+                    continue  # own checks are already certain
+                if private and self.role == role:
+                    a[c] = 1.0  # someone else claims my card: a liar
+                    continue
+                if self._lies(c, role, hard):
+                    a[c] = max(a.get(c, 0.0), 0.95)
+                    continue
+                honest.append(c)
+            if private and self.role == role:
+                continue
+            confirmed = [c for c in honest if hard.get(c, 0.0) <= -0.85]
+            for i, c in enumerate(honest):
+                info = self.claims[c]
+                if confirmed:
+                    if c not in confirmed:
+                        a[c] = max(a.get(c, 0.0), 0.9)  # the confirmed one is the real one
+                        continue
+                    trust = 1.0
+                elif len(honest) == 1:
+                    trust = 0.3 if info.under_fire else 0.85
+                else:
+                    trust = 0.4 if i == 0 and not info.under_fire else 0.3  # one of them lies
+                if c in self.alive and c not in confirmed:
+                    # every night the mafia shot someone else, a live claim looks less real
+                    trust -= 0.5 * (self.kill_mornings - info.kills_before)
+                if c not in hard:
+                    if len(honest) > 1:
+                        a[c] = 0.45 - trust / 2
+                    elif info.under_fire:
+                        a[c] = 0.1 - trust / 3
+                    else:
+                        a[c] = -0.7 * trust if trust > 0 else min(0.9, -1.5 * trust)
+                if trust <= 0:
+                    continue
+                for target, result in info.checks.items():
+                    if target in hard or target == c:
+                        continue
+                    step = trust if result == "mafia" else -trust
+                    a[target] = max(-1.0, min(1.0, a.get(target, 0.0) + step))
+
+    def _lies(self, claimer: str, role: str, hard: dict[str, float]) -> bool:
+        """Does this claim contradict a fact (a shown card, a night victim, one's own card)?"""
+        shown = self.revealed.get(claimer)
+        if shown is not None and shown != role:
+            return True
+        checks = self.claims[claimer].checks
+        if len(checks) > self.mornings:
+            return True  # more checks than nights with a check so far
+        for target, result in checks.items():
+            known = hard.get(target)
+            if known is None:
+                continue
+            if (result == "mafia" and known <= -0.85) or (result == "not mafia" and known >= 0.85):
+                return True
+        return False
+
+    def suspicion(self, name: str) -> float:
+        """How likely ``name`` is mafia, on an open scale (0 = no idea; > 1 = fairly sure)."""
+        return 3.0 * self.anchor.get(name, 0.0) + self.term.get(name, 0.0)
+
+    def ranked(self, pool: Iterable[str]) -> list[tuple[float, str]]:
+        """``pool`` from most to least suspicious; ties in seat order (the same for every bot)."""
+        anchor, term, index = self.anchor, self.term, self.seat_index
+        return sorted(
+            ((3.0 * anchor.get(n, 0.0) + term.get(n, 0.0), n) for n in pool),
+            key=lambda item: (-item[0], index.get(item[1], 0)),
+        )
+
+    def confirmed_town(self, name: str) -> bool:
+        return self.anchor.get(name, 0.0) <= -0.8
+
+    # ---- queries for speech and strategy --------------------------------------------------------
+    def claimers(self, roles: frozenset[str] = INVESTIGATORS) -> list[str]:
+        """Players who claimed one of ``roles``, first claimer first."""
+        found = [(info.order, n) for n, info in self.claims.items() if info.role in roles]
+        return [n for _, n in sorted(found)]
+
+    def reasons(self, name: str, limit: int = 2) -> list[tuple]:
+        """Why ``name`` looks guilty (or innocent) from this bot's point of view, strongest first.
+
+        Only called when a bot speaks, so it may scan the records.
+        """
+        out: list[tuple[float, tuple]] = []
+        anchor = self.anchor
+        for c in self.claimers():
+            if c == name:
+                continue
+            result = self.claims[c].checks.get(name)
+            if result is not None and anchor.get(c, 0.0) < 0.5:
+                out.append((3.0, ("claimed_check", c, name, result)))
+        if name in self.claims and self.claims[name].role in INVESTIGATORS and anchor.get(name, 0.0) > 0.5:
+            out.append((2.5, ("fake_claim", name, self.claims[name].role)))
+        spared: dict[str, int] = {}
+        pushed: dict[str, int] = {}
+        for b in self.ballots:
+            a = anchor.get(b.accused, 0.0)
+            if a >= 0.5 and name in b.no:
+                spared[b.accused] = spared.get(b.accused, 0) + 1
+            elif a <= -0.5 and name in b.yes and b.vote != "charge":
+                pushed[b.accused] = pushed.get(b.accused, 0) + 1
+        out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items())
+        out.extend((0.8 + n, ("pushed", name, who, n)) for who, n in pushed.items())
+        for accuser, accused, _ in self.accusations:
+            if accuser == name and anchor.get(accused, 0.0) <= -0.5:
+                out.append((1.2, ("accused_town", name, accused)))
+            elif accused == name and anchor.get(accuser, 0.0) <= -0.85 and accuser in self.night_killed:
+                out.append((1.4, ("accused_by_victim", accuser, name)))
+        out.sort(key=lambda item: -item[0])
+        seen: set[tuple] = set()
+        result: list[tuple] = []
+        for _, reason in out:
+            if reason not in seen:
+                seen.add(reason)
+                result.append(reason)
+            if len(result) >= limit:
+                break
+        return result
+
+    def voted_no_on(self, accused: str, day: int | None = None) -> list[str]:
+        """Who voted to spare ``accused`` (today only when ``day`` is given), latest ballot first."""
+        for b in reversed(self.ballots):
+            if b.accused == accused and (day is None or b.day == day):
+                return list(b.no)
+        return []

@@ -1,0 +1,44 @@
+"""``bot``: a heuristic player with a memory, a suspicion model and a strategy per variant."""
+
+from __future__ import annotations
+
+import random
+
+from arena.engine import ActionBase, DecisionRequest, View
+
+from ..base import SyncPlayer
+from .legal import is_legal, safe_action
+from .memory import Memory
+from .strategies import Strategy, detect_variant, strategy_for
+
+
+class BotPlayer(SyncPlayer):
+    """Reads its view incrementally, then lets its variant's strategy answer.
+
+    Every answer is checked against the request's fields before it is sent; an answer the
+    engine still rejects (a cross-field rule) is followed by a cautious legal one.
+    """
+
+    spec = "bot"
+
+    def __init__(self, name: str, seed: int = 0) -> None:
+        super().__init__(name)
+        self.rng = random.Random(f"bot:{seed}:{name}")
+        self.memory: Memory | None = None
+        self.strategy: Strategy | None = None
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase:
+        memory = self.memory
+        if memory is None:
+            memory = self.memory = Memory(self.name, request.seats)
+        memory.update(view)
+        if feedback is not None:
+            return safe_action(request, self.rng)
+        strategy = self.strategy
+        if strategy is None:
+            variant = detect_variant(memory.role, memory.first_phase, memory.variant)
+            strategy = self.strategy = strategy_for(variant)(memory, self.rng)
+        action = strategy.decide(request)
+        if not is_legal(request, action):
+            return safe_action(request, self.rng)
+        return action

@@ -1,0 +1,25 @@
+"""The strategy interface and the generic fallback that plays any request legally."""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from arena.engine import ActionBase, DecisionRequest
+
+from ..legal import safe_action
+from ..memory import Memory
+
+
+class Strategy:
+    """Answers requests for one bot in one game. This base knows no rules at all: it answers
+    with the request's default or a cautious legal choice, so a bot can sit at any table."""
+
+    variant: ClassVar[str] = "generic"
+
+    def __init__(self, memory: Memory, rng: random.Random) -> None:
+        self.mem = memory
+        self.rng = rng
+
+    def decide(self, request: DecisionRequest) -> ActionBase:
+        return safe_action(request, self.rng)

@@ -1,0 +1,18 @@
+"""``classic``: silent simultaneous shots, charge then execution votes, the floor, the lot.
+
+Mafia cannot talk at night here, so partners agree on a shot only because every one of them ranks
+the town with the same public function (:meth:`DayNightStrategy.danger_ranking`). Someone dies
+every day anyway (the lot), so a town bot always accuses its top suspect: a trial of the best
+guess beats a random draw, and the votes it produces are evidence.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from .daynight import DayNightStrategy
+
+
+class ClassicStrategy(DayNightStrategy):
+    variant: ClassVar[str] = "classic"
+    investigator: ClassVar[str] = "inspector"
