@@ -1,0 +1,403 @@
+"""A loopback model server for offline tests: OpenAI chat completions and Anthropic messages.
+
+It answers from the schema it receives and nothing else (the tool list and tool choice, a
+``response_format`` / ``output_config`` schema, or a JSON schema quoted in the last message), which
+proves that the schema alone is enough to act. It can inject faults at a configurable rate: 429
+with ``Retry-After``, 500/503/529, a hang past the client's timeout, malformed JSON and illegal
+targets. Each request's fate comes from a RNG seeded by (seed, request body, how often that body
+was seen), so a game replays identically whatever order concurrent requests arrive in.
+
+It also simulates prefix caching (cached tokens = the longest prefix shared with one of the same
+player's recent requests, tool definitions first, from 1024 tokens on) so that usage accounting is
+exercised end to end.
+
+Run it by hand: ``python tests/llm_server.py --port 8765 --faults 0.3``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = ("429", "500", "hang", "malformed", "illegal")
+SEAT = re.compile(r"seat name is (\S+?)\.")
+FENCED = re.compile(r"```json\s*(.*?)```", re.DOTALL)
+CACHE_ENTRIES = 10  # recent prompts per player a cache hit may come from (Anthropic looks back 20 blocks)
+WORDS = ("I", "suspect", "trust", "watch", "nobody", "quiet", "vote", "careful", "tonight", "town")
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+    return ""
+
+
+def prompt_text(api: str, body: dict[str, Any]) -> str:
+    """A request's prompt in the order providers read it (cache markers left out)."""
+    parts = [json.dumps(body.get("tools", []), sort_keys=True)]
+    if api == "openai":
+        parts.append(json.dumps(body.get("response_format"), sort_keys=True))
+    else:
+        parts.append(json.dumps(body.get("output_config"), sort_keys=True))
+        parts.append("system: " + _text_of(body.get("system")))
+    parts.extend(f"{m['role']}: {_text_of(m.get('content'))}" for m in body.get("messages", []))
+    return "\n".join(parts)
+
+
+class Generator:
+    """Fills a JSON schema with plausible random values (enums honoured, nulls sometimes)."""
+
+    def __init__(self, rng: random.Random, player: str, counter: int) -> None:
+        self.rng = rng
+        self.player = player
+        self.counter = counter
+
+    def value(self, schema: dict[str, Any], name: str = "", required: bool = True) -> Any:
+        rng = self.rng
+        if "anyOf" in schema:
+            branches = schema["anyOf"]
+            real = [b for b in branches if b.get("type") != "null"]
+            if len(real) < len(branches) and (not real or rng.random() < 0.5):
+                return None
+            return self.value(rng.choice(real), name)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return rng.choice(schema["enum"])
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = rng.choice([k for k in kind if k != "null"] or ["null"])
+        if kind == "object":
+            if isinstance(schema.get("additionalProperties"), dict) and not schema.get("properties"):
+                return {}
+            out = {}
+            needed = set(schema.get("required", ()))
+            for prop, sub in (schema.get("properties") or {}).items():
+                if prop in needed or rng.random() < 0.5:
+                    out[prop] = self.value(sub, prop)
+            return out
+        if kind == "array":
+            items = schema.get("items") or {"type": "string"}
+            limit = _max_items(schema)
+            count = rng.randint(0, min(limit, 2))
+            values = [self.value(items, name) for _ in range(count)]
+            return list(dict.fromkeys(values)) if all(isinstance(v, str) for v in values) else values
+        if kind == "boolean":
+            return rng.random() < 0.5
+        if kind in ("integer", "number"):
+            return rng.randint(1, 3)
+        if kind == "null":
+            return None
+        if name == "thought":
+            return f"SECRET-{self.player}-{self.counter:05d} I weigh who to trust."
+        if name == "speech":
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
+            return f"{self.player} here: {words}."
+        if name == "key":
+            return self.player
+        return "x"
+
+
+def _max_items(schema: dict[str, Any]) -> int:
+    if "maxItems" in schema:
+        return int(schema["maxItems"])
+    found = re.search(r"at most (\d+) items", schema.get("description", ""))
+    if found:
+        return int(found.group(1))
+    if "must be empty" in schema.get("description", ""):
+        return 0
+    return 2
+
+
+def _make_illegal(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Break one field the way a careless model would (a name that is not legal, a wrong type)."""
+    for prop, sub in (schema.get("properties") or {}).items():
+        branches = sub.get("anyOf", [sub])
+        if prop != "kind" and any("enum" in b for b in branches):
+            return {**args, prop: "Nobody"}
+    if "yes" in (schema.get("properties") or {}):
+        return {**args, "yes": "maybe"}
+    return {**args, "surprise": 1}
+
+
+class FakeModelServer:
+    """The server; use as a context manager, then point an SDK at ``openai_url`` / ``anthropic_url``."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        fault_rate: float = 0.0,
+        faults: tuple[str, ...] = FAULTS,
+        hang: float = 0.5,
+        retry_after: str = "0",
+        port: int = 0,
+    ) -> None:
+        self.seed = seed
+        self.fault_rate = fault_rate
+        self.faults = tuple(faults)
+        self.hang = hang
+        self.retry_after = retry_after
+        self.port = port
+        self.log: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._seen: Counter[str] = Counter()
+        self._recent: dict[str, list[str]] = {}
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle --------------------------------------------------------------------------
+    def __enter__(self) -> FakeModelServer:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def fault_counts(self) -> Counter[str]:
+        return Counter(entry["fault"] for entry in self.log if entry["fault"])
+
+    # ---- answering ----------------------------------------------------------------------------
+    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
+        """(status, headers, JSON body, seconds to stall first) for one request."""
+        body = json.loads(raw)
+        digest = hashlib.sha256(raw).hexdigest()
+        first = (body.get("messages") or [{}])[0]
+        system = _text_of(body.get("system") if api == "anthropic" else first.get("content"))
+        match = SEAT.search(system)
+        player = match.group(1) if match else "someone"
+        text = prompt_text(api, body)
+        with self._lock:
+            self._seen[digest] += 1
+            counter = len(self.log)
+            rng = random.Random(f"{self.seed}:{digest}:{self._seen[digest]}")
+            fault = rng.choice(self.faults) if self.faults and rng.random() < self.fault_rate else None
+            recent = list(self._recent.get(f"{api}:{player}", ()))
+            entry = {"api": api, "player": player, "body": body, "fault": fault, "prompt": text}
+            self.log.append(entry)
+        if fault == "429":
+            return 429, {"retry-after": self.retry_after}, _error(api, 429, "rate limited, slow down"), 0.0
+        if fault == "500":
+            status = rng.choice((500, 503, 529 if api == "anthropic" else 502))
+            return status, {}, _error(api, status, "the server had a problem"), 0.0
+        stall = self.hang if fault == "hang" else 0.0
+        with self._lock:
+            self._recent.setdefault(f"{api}:{player}", []).append(text)
+            del self._recent[f"{api}:{player}"][:-CACHE_ENTRIES]
+        usage = _usage(text, recent)
+        gen = Generator(rng, player, counter)
+        if api == "openai":
+            return 200, {}, self._openai(body, gen, fault, usage), stall
+        return 200, {}, self._anthropic(body, gen, fault, usage), stall
+
+    def _choose(self, body: dict[str, Any], gen: Generator) -> tuple[str, dict[str, Any], dict[str, Any]] | None:
+        """(tool name, schema, arguments) from the tools the request offers, honouring tool_choice."""
+        tools = body.get("tools") or []
+        if not tools:
+            return None
+        by_name = {}
+        for tool in tools:
+            if "function" in tool:
+                by_name[tool["function"]["name"]] = tool["function"].get("parameters") or {}
+            else:
+                by_name[tool["name"]] = tool.get("input_schema") or {}
+        choice = body.get("tool_choice")
+        named = None
+        if isinstance(choice, dict):
+            named = choice.get("name") or (choice.get("function") or {}).get("name")
+        name = named if named in by_name else gen.rng.choice(sorted(by_name))
+        schema = by_name[name]
+        return name, schema, gen.value(schema)
+
+    def _schema_answer(self, body: dict[str, Any], gen: Generator, fault: str | None) -> str:
+        """A JSON text answer to a response-format schema or to a schema quoted in the prompt."""
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        schema = schema or ((body.get("output_config") or {}).get("format") or {}).get("schema")
+        if schema is None:
+            last = _text_of((body.get("messages") or [{}])[-1].get("content"))
+            quoted = FENCED.findall(last)
+            schema = json.loads(quoted[-1]) if quoted else {"type": "object", "properties": {}}
+        target = schema
+        if "anyOf" in schema:  # json_text with several kinds: pick one
+            target = gen.rng.choice(schema["anyOf"])
+        value = gen.value(target)
+        if "anyOf" not in schema and set(schema.get("properties", {})) == {"action"}:
+            target = gen.rng.choice(schema["properties"]["action"]["anyOf"])
+            value = {"action": gen.value(target)}
+        if fault == "illegal":
+            value = _make_illegal(value["action"], target) if "action" in value else _make_illegal(value, target)
+        if fault == "malformed":
+            return json.dumps(value)[:-3]
+        return "```json\n" + json.dumps(value) + "\n```"
+
+    def _openai(self, body: dict[str, Any], gen: Generator, fault: str | None, usage: dict[str, int]) -> dict[str, Any]:
+        picked = self._choose(body, gen)
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if picked is not None:
+            name, schema, args = picked
+            if fault == "illegal":
+                args = _make_illegal(args, schema)
+            arguments = json.dumps(args)
+            if fault == "malformed":
+                arguments = arguments[: max(len(arguments) // 2, 1)]
+            message["tool_calls"] = [
+                {"id": f"call_{gen.counter}", "type": "function", "function": {"name": name, "arguments": arguments}}
+            ]
+            finish, out = "tool_calls", arguments
+        else:
+            out = self._schema_answer(body, gen, fault)
+            message["content"] = out
+            finish = "stop"
+        return {
+            "id": f"chatcmpl-{gen.counter}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": {
+                "prompt_tokens": usage["total"],
+                "completion_tokens": len(out) // 4 + 1,
+                "total_tokens": usage["total"] + len(out) // 4 + 1,
+                "prompt_tokens_details": {"cached_tokens": usage["cached"]},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            },
+        }
+
+    def _anthropic(self, body: dict[str, Any], gen: Generator, fault: str | None, usage: dict[str, int]) -> dict[str, Any]:
+        picked = self._choose(body, gen)
+        if picked is not None and fault != "malformed":
+            name, schema, args = picked
+            if fault == "illegal":
+                args = _make_illegal(args, schema)
+            content = [{"type": "tool_use", "id": f"toolu_{gen.counter}", "name": name, "input": args}]
+            stop, out = "tool_use", json.dumps(args)
+        else:
+            out = "I would rather explain myself in prose." if picked is not None else self._schema_answer(body, gen, fault)
+            content = [{"type": "text", "text": out}]
+            stop = "end_turn"
+        written = usage["total"] - usage["cached"] if usage["total"] >= 1024 else 0
+        return {
+            "id": f"msg_{gen.counter}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "fake"),
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": usage["total"] - usage["cached"] - written,
+                "cache_read_input_tokens": usage["cached"],
+                "cache_creation_input_tokens": written,
+                "output_tokens": len(out) // 4 + 1,
+            },
+        }
+
+
+def common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix of two strings (binary search on C-speed slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _usage(text: str, recent: list[str]) -> dict[str, int]:
+    """Tokens (4 characters each) and the longest prefix shared with a recent request."""
+    total = len(text) // 4 + 1
+    shared = max((common_prefix(text, old) for old in recent), default=0) // 4
+    return {"total": total, "cached": shared if shared >= 1024 else 0}
+
+
+def _error(api: str, status: int, message: str) -> dict[str, Any]:
+    if api == "openai":
+        return {"error": {"message": message, "type": "server_error", "code": status}}
+    kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    fake: FakeModelServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        return
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        if self.path.endswith("/chat/completions"):
+            api = "openai"
+        elif self.path.endswith("/v1/messages"):
+            api = "anthropic"
+        else:
+            self._send(404, {}, {"error": {"message": f"no route {self.path}"}})
+            return
+        try:
+            status, headers, payload, stall = self.fake.handle(api, raw)
+        except (ValueError, KeyError) as exc:
+            self._send(400, {}, _error(api, 400, f"bad request: {exc}"))
+            return
+        if stall:
+            time.sleep(stall)
+        self._send(status, headers, payload)
+
+    def _send(self, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a hang fault): nothing to do
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Loopback OpenAI/Anthropic look-alike for offline games.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--faults", type=float, default=0.0, help="share of requests that fail (0-1)")
+    args = parser.parse_args()
+    with FakeModelServer(seed=args.seed, fault_rate=args.faults, port=args.port) as server:
+        print(f"OpenAI base URL {server.openai_url}; Anthropic base URL {server.anthropic_url}; Ctrl-C stops")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
