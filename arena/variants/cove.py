@@ -475,8 +475,8 @@ class Cove(Game):
             self.phase = "runoff_vote"
 
     def _on_runoff_vote(self, answers: dict[str, ActionBase]) -> None:
-        leaders, top, votes = self._count(answers)
-        alone = len(leaders) == 1 and top > 0
+        leaders, _top, votes = self._count(answers)
+        alone = len(leaders) == 1  # 0-0 leaves both as leaders: a tie
         self._announce("runoff", votes, leaders[0] if alone else None, [] if alone else list(self.candidates))
         if alone:
             self._send_out(leaders)
