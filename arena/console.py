@@ -35,6 +35,11 @@ def _names(names: Any) -> str:
     return ", ".join(map(str, names)) if names else "nobody"
 
 
+def _and(names: Any) -> str:
+    names = [str(n) for n in names]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _plain(action: Any) -> dict[str, Any]:
     return dump_action(action) if isinstance(action, ActionBase) else dict(action or {})
 
@@ -69,11 +74,11 @@ def describe_action(action: Any) -> str:
     return f"{kind} → " + ", ".join(str(v) if k in ("target", "slot", "first") else f"{k}={v}" for k, v in data.items())
 
 
-def _speech(event: Event) -> str:
+def _speech(event: Event, day_word: str = "Day") -> str:
     data = event.data
     kind = data.get("kind", "")
     who = event.actor or "?"
-    label = f"Day {event.day} — {who}" if kind in ("", "discussion") else f"Day {event.day} — {who} ({kind.replace('_', ' ')})"
+    label = f"{day_word} {event.day} — {who}" + ("" if kind in ("", "discussion") else f" ({kind.replace('_', ' ')})")
     if event.audience != PUBLIC:
         label = f"{who} ({kind.replace('_', ' ')})" if kind else who
     notes = []
@@ -94,6 +99,8 @@ def _speech(event: Event) -> str:
 def _vote_result(data: Mapping[str, Any]) -> str:
     vote = str(data.get("vote", "")).replace("_", " ")
     on = f" on {data['accused']}" if data.get("accused") else ""
+    if not on and data.get("candidates"):
+        on = f" on {_and(data['candidates'])}"
     if "yes" in data:
         outcome = "passes" if data.get("passed") else "fails"
         yes, no = data.get("yes", []), data.get("no", [])
@@ -104,7 +111,24 @@ def _vote_result(data: Mapping[str, Any]) -> str:
     return f"{vote.capitalize()} vote{on}: {cast or 'no votes'} — result: {result if result is not None else 'none'}."
 
 
-def _public(event: Event) -> tuple[str, str] | None:
+def _signed(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} {value:+d}" if isinstance(value, int) else f"{name} {value}" for name, value in values.items())
+
+
+MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
+    "handshake": lambda who, d: f"{who} offers a handshake.",
+    "cop_declared": lambda who, d: f"{who} declares cop" + (f" and looks at card {d['position']}." if d.get("position") else "."),
+    "declaration_void": lambda who, d: f"{who}'s declaration is void ({d.get('reason')}).",
+    "peek": lambda who, d: f"{who} looks at card {d.get('position')}.",
+    "card_placed": lambda who, d: f"{who} "
+    + ("takes the kill card back." if d.get("slot") is None else f"places the kill card on {d['slot']}."),
+    "kill": lambda who, d: f"{who} kills {d.get('target')}!",
+    "judge_ruling": lambda who, d: f"{who} rules that {d.get('first')} killed first.",
+    "retracted": lambda who, d: f"{who} takes back the kill on {d.get('target')}.",
+}
+
+
+def _public(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
     """(line, style) for an event everyone saw, or None to print nothing."""
     t, data = event.type, event.data
     if t in SILENT_TYPES:
@@ -117,13 +141,25 @@ def _public(event: Event) -> tuple[str, str] | None:
         killed = list(data.get("killed") or [])
         deaths = f"{_names(killed)} {'was' if len(killed) < 2 else 'were'} killed"
         extras = "".join(
-            f"; {key}: {_names(value) if isinstance(value, (list, tuple)) else value}"
+            f"; {key}: {_names(value) if isinstance(value, (list, tuple)) or value is None else value}"
             for key, value in data.items()
             if key not in ("number", "killed")
         )
         return f"Morning of day {data.get('number', '')}: {deaths}{extras}.", "bold"
     if t == "speech":
-        return _speech(event), ""
+        return _speech(event, day_word), ""
+    if t == "hand":
+        return f"── Hand {data.get('number')} of {data.get('of')} ── {data.get('beats')} beats", "bold"
+    if t == "round":
+        return f"── Round {data.get('number')} ── alive: {_names(data.get('alive'))}", "bold"
+    if t == "hand_over":
+        cards = ", ".join(f"{n} {r}" for n, r in data.get("roles", {}).items())
+        return (
+            f"Hand {data.get('number')} over ({data.get('reason')}): cards {cards}; "
+            f"points {_signed(data.get('points', {}))}; scores {_signed(data.get('scores', {}))}."
+        ), "bold green"
+    if t in MCKAY_LINES:
+        return MCKAY_LINES[t](event.actor, data), "yellow"
     if t == "vote_result":
         return _vote_result(data), "cyan"
     if t == "death":
@@ -135,15 +171,20 @@ def _public(event: Event) -> tuple[str, str] | None:
     if t == "trial":
         return f"Trial of {data.get('player')} ({data.get('accusations')} accusations).", "yellow"
     if t == "runoff":
-        return f"Runoff between {' and '.join(data.get('candidates', []))}.", "yellow"
+        return f"Runoff between {_and(data.get('candidates', []))}.", "yellow"
     if t in PLAIN_PUBLIC:
         return PLAIN_PUBLIC[t].format(data.get("player")), "yellow"
     if t == "game_over":
         winner = data.get("winner")
         won = "a draw" if winner in (None, "draw") else f"{winner} wins"
         return f"Game over: {won} ({data.get('reason')}).", "bold green"
-    actor = f"{event.actor}: " if event.actor else ""
-    return f"{t}: {actor}{_generic(data)}", ""
+    return _fallback(event), ""
+
+
+def _fallback(event: Event) -> str:
+    """``type: actor: key=value, …`` for events this printer has no sentence for."""
+    parts = [p for p in (event.actor, _generic(event.data)) if p]
+    return ": ".join([event.type, *parts])
 
 
 def _private(event: Event) -> str | None:
@@ -171,10 +212,12 @@ def _private(event: Event) -> str | None:
             answer = describe_action(action) if action is not None else f"raw {data.get('raw')!r}"
             line = f"[{who}] rejected {answer}: {data.get('reason')}"
         return line + (f" — thinks: {_quote(thought)}" if thought else "")
+    if t == "cop_look":
+        return f"[{who}] looks at card {data.get('position')}: {data.get('card')}"
     if t == "shots":
         shots = ", ".join(f"{m}→{target or 'holds fire'}" for m, target in data.get("shots", {}).items())
         return f"[{who}] shots: {shots}; victim: {data.get('victim') or 'nobody'}"
-    return f"[{who}] {t}: {(event.actor + ': ') if event.actor else ''}{_generic(data)}"
+    return f"[{who}] {_fallback(event)}"
 
 
 class Printer:
@@ -183,13 +226,16 @@ class Printer:
     def __init__(self, console: Console, *, reveal: bool = False) -> None:
         self.console = console
         self.reveal = reveal
+        self.day_word = "Day"  # "Hand" in McKay's games, where game.day counts hands
         self._seen = 0
 
     def __call__(self, game: Game) -> None:
         log = game.log
         for event in log[self._seen :]:
+            if event.type == "hand":
+                self.day_word = "Hand"
             if event.to is None:
-                line = _public(event)
+                line = _public(event, self.day_word)
                 if line is not None:
                     self.console.print(Text(*line), highlight=False, soft_wrap=True)
             elif self.reveal:
@@ -210,15 +256,21 @@ def print_result(console: Console, game: Game, specs: Mapping[str, str], transcr
     """Winner, every seat's card and fate, and where the transcript is."""
     if game.finished:
         winner = "draw" if game.winner in (None, "draw") else f"{game.winner} wins"
-        console.print(Text(f"Result: {winner} ({game.end_reason}) after {game.day} days.", style="bold"))
+        days = "hands" if isinstance(getattr(game, "scores", None), dict) else "days"
+        console.print(Text(f"Result: {winner} ({game.end_reason}) after {game.day} {days}.", style="bold"))
     else:
         console.print(Text("The game was stopped before its end.", style="bold yellow"))
     table = Table(title=f"{game.name}, seed {game.seed}")
-    for column in ("seat", "player", "role", "team", "fate"):
+    scores = getattr(game, "scores", None)  # McKay's games: a match of hands, won on points
+    columns = ("seat", "player", "score", "last card") if isinstance(scores, dict) else ("seat", "player", "role", "team", "fate")
+    for column in columns:
         table.add_column(column)
     for name in game.seats:
         role = game.role_of[name]
-        table.add_row(name, specs.get(name, "?"), role, game.team_of[role], fate(game, name))
+        if isinstance(scores, dict):
+            table.add_row(name, specs.get(name, "?"), str(scores.get(name, "")), role)
+        else:
+            table.add_row(name, specs.get(name, "?"), role, game.team_of[role], fate(game, name))
     console.print(table)
     if transcript is not None:
         console.print(Text(f"transcript: {transcript}"), highlight=False)
