@@ -12,6 +12,7 @@ import pytest
 
 from arena.cli import main
 from arena.config import DEFAULT_NAMES
+from arena.replay import replay
 from arena.transcript import read_transcript
 from arena.variants import VARIANTS
 
@@ -43,16 +44,18 @@ def test_play_classic_then_replay_its_transcript(tmp_path: Path) -> None:
     assert replayed.stdout.strip() == f"replay OK: {len(transcript.events)} events identical"
 
 
-@pytest.mark.parametrize(("variant", "players"), [("classic", 9), ("village", 11)])
-def test_play_in_process_with_reveal(tmp_path: Path, capsys: pytest.CaptureFixture[str], variant: str, players: int) -> None:
-    if variant not in VARIANTS:
-        pytest.skip(f"{variant} is not registered")
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_play_every_variant_in_process_with_reveal(tmp_path: Path, capsys: pytest.CaptureFixture[str], variant: str) -> None:
+    players = VARIANTS[variant].default_players  # classic 9, village 11, …
     argv = ["play", variant, "--players", str(players), "--seed", "1", "--reveal", "--transcripts", str(tmp_path)]
     assert main(argv + random_seats(players)) == 0
     out = capsys.readouterr().out
     assert "[Ann] card: " in out  # private events are shown with --reveal
-    assert "── Day 1 ──" in out and "Game over: " in out
-    assert len(list(tmp_path.glob(f"*-{variant}-1.jsonl"))) == 1
+    assert "Game over: " in out and "Result: " in out
+    if variant in ("classic", "village"):
+        assert "── Day 1 ──" in out and re.search(r"^Day 1 — Ann: ", out, re.MULTILINE)
+    (path,) = tmp_path.glob(f"*-{variant}-1.jsonl")
+    assert replay(read_transcript(path)).ok
 
 
 def test_default_seed_is_printed_and_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
