@@ -67,10 +67,7 @@ class Trio(McKayGame):
             return []
         if not self.declarers:
             return [self.declare_option()]
-        reason = (
-            f"only the first declarer of the hand ({self.declarers[0]}) looks at a centre card: "
-            "declare with position null"
-        )
+        reason = f"only the first declarer of the hand ({self.declarers[0]}) looks at a centre card: declare with position null"
         spec = FieldSpec((), nullable=True, forbidden=dict.fromkeys(self.positions(), reason))
         return [Option("declare_cop", {"position": spec})]
 
