@@ -756,6 +756,23 @@ def test_random_games_finish(size: int) -> None:
     assert winners["town"] and winners["mafia"]
 
 
+@pytest.mark.parametrize(
+    "deal", [{"detective": 0, "doctor": 0}, {"mafia": 4, "detective": 2, "doctor": 2}, {"mafia": 1, "doctor": 0}]
+)
+def test_random_games_with_other_deals(deal: dict[str, int]) -> None:
+    seats = [f"P{i:02d}" for i in range(11)]
+    acting: Counter[str] = Counter()  # night-role players who acted, by role, over all games
+    for seed in range(50):
+        game = Village(seats, {"deal": deal}, seed=seed)
+        run_sync(game, {n: Checked(n, seed, game) for n in seats})
+        assert game.finished and game.winner in ("town", "mafia", "draw")
+        acting.update({game.role_of[e.actor] for e in events(game, "action") if e.phase == "night_roles"})
+        first_night = [e.actor for e in events(game, "action") if e.phase == "night_roles" and e.day == 1]
+        for role in ("detective", "doctor"):
+            assert [game.role_of[n] for n in first_night].count(role) == deal.get(role, 1)
+    assert set(acting) == {r for r in ("detective", "doctor") if deal.get(r, 1)}
+
+
 def test_same_seed_same_game() -> None:
     seats = [f"P{i:02d}" for i in range(11)]
     logs = []

@@ -26,8 +26,9 @@ Readings fixed here (the page and the seed are silent):
 - The two-candidate vote takes the living players not acquitted today, best accused first; a tie
   at the cut and any gap (fewer than two accused) are filled by a seeded draw from the next tier
   (the never-accused form the last tier); the acquitted are drawn only when nobody else is left.
-- Draws of lots pick among players in seat order with ``game.rng``; a ``lot`` event names the
-  drawn player whenever a draw decided a trial or an execution.
+- Draws of lots pick among players in seat order with ``game.rng`` (and only when there is a
+  choice); a ``lot`` event names each drawn player: public for a trial, a runoff candidate or an
+  execution, told to the mafia only for their night tie-break.
 - The draw after ``max_days`` comes when day ``max_days`` ends without a winner.
 
 Events added to the shared vocabulary: ``trial`` (``player``, ``accusations``), ``acquitted``
