@@ -7,10 +7,11 @@ with one line on stderr and exit code 2, never a traceback: the user can fix it 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,22 +42,44 @@ def _variant(name: str) -> type[Game]:
         raise CliError(exc.args[0]) from None
 
 
-def _players(specs: dict[str, str], seed: int) -> dict[str, Any]:
-    from arena.players.registry import SpecError, make_player
+def _players(
+    specs: dict[str, str], seed: int, game: Game | None = None, recorder: Callable[[str], Any] | None = None
+) -> dict[str, Any]:
+    """One player per seat; model seats also learn the variant and options, and report their calls."""
+    from arena.players.registry import BUILTIN, SpecError, make_player
 
     players = {}
     for name, spec in specs.items():
+        extra: dict[str, Any] = {}
+        if spec not in BUILTIN and game is not None:
+            extra = {"variant": game.name, "options": game.options.model_dump(mode="json")}
+            if recorder is not None:
+                extra["recorder"] = recorder(name)
         try:
-            players[name] = make_player(spec, name, seed)
+            players[name] = make_player(spec, name, seed, **extra)
         except (SpecError, ValueError, ImportError, AttributeError) as exc:  # AttributeError: a half-installed kind
             raise CliError(f"seat {name}: {exc}") from None
     return players
+
+
+async def _run_and_close(game: Game, players: dict[str, Any], observers: list[Any]) -> None:
+    """Play on an event loop, then let model seats close their connections on that same loop."""
+    from arena.orchestrator import run
+
+    try:
+        await run(game, players, observers)
+    finally:
+        for player in players.values():
+            close = getattr(player, "aclose", None)
+            if close is not None:
+                await close()
 
 
 # ---- play -------------------------------------------------------------------------------------
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.console import Printer, print_result
     from arena.orchestrator import StopGame, play
+    from arena.players.base import SyncPlayer
     from arena.transcript import TranscriptWriter
 
     variant = _variant(args.variant)
@@ -67,18 +90,32 @@ def cmd_play(args: argparse.Namespace) -> int:
         game = variant(list(specs), config.options, seed)
     except RulesError as exc:
         raise CliError(str(exc)) from None
-    players = _players(specs, seed)
+    sink: list[TranscriptWriter] = []  # seats are made before the file (a bad spec leaves none): bind late
+
+    def recorder(seat: str) -> Callable[[dict[str, Any]], None]:
+        def record(call: dict[str, Any]) -> None:
+            if sink:
+                sink[0].record_call(seat, call)
+
+        return record
+
+    players = _players(specs, seed, game, recorder)
     console = Console()
     try:
         writer = TranscriptWriter.create(Path(args.transcripts), game, specs)
     except OSError as exc:
         raise CliError(f"cannot write transcripts to {args.transcripts}: {exc.strerror or exc}") from None
+    sink.append(writer)
+    writer.track_usage(players)
     if not args.quiet:
         console.print(f"{variant.title}: {len(specs)} players, seed {seed}", highlight=False)
     observers = [writer] if args.quiet else [writer, Printer(console, reveal=args.reveal)]
     code = 0
     try:
-        play(game, players, observers)
+        if all(isinstance(p, SyncPlayer) for p in players.values()):
+            play(game, players, observers)
+        else:
+            asyncio.run(_run_and_close(game, players, observers))
     except KeyboardInterrupt:
         code = 130
     except StopGame:

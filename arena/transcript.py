@@ -6,8 +6,12 @@ One JSON object per line, each with a ``type``:
   validation), ``seed``, ``seats`` (in seat order), ``players`` (seat -> spec), ``version``
   (``arena.__version__``) and ``started`` (UTC, ISO 8601);
 - then ``{"type": "event", "event": Event.to_dict()}`` for every event, in log order;
+- between them, for seats played by a language model, ``{"type": "call", "player": seat,
+  "call": {...}}``: one per model call, as the player reported it (prompt size, usage, cost,
+  latency, the raw answer, the outcome), when it happened;
 - last, ``{"type": "summary", ...}``: ``game.summary()`` plus ``events``, ``decisions``,
-  ``forfeits``, ``rejections`` (totals), ``per_player`` (seat -> those counts) and ``ended``.
+  ``forfeits``, ``rejections`` (totals), ``per_player`` (seat -> those counts), ``usage`` (seat ->
+  token and cost totals, for model seats only) and ``ended``.
 
 Events are wrapped rather than flattened because an event has a ``type`` of its own. The writer
 is an orchestrator observer: it appends only the events added since its last call and flushes
@@ -17,10 +21,11 @@ game; the reader accepts it (and a last line cut short by the crash).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -86,7 +91,7 @@ def answer_counts(game: Game) -> dict[str, dict[str, int]]:
     }
 
 
-def summary_record(game: Game, ended: datetime | None = None) -> dict[str, Any]:
+def summary_record(game: Game, ended: datetime | None = None, usage: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The last line of a finished game's transcript."""
     per_player = answer_counts(game)
     return {
@@ -97,6 +102,7 @@ def summary_record(game: Game, ended: datetime | None = None) -> dict[str, Any]:
         "forfeits": sum(c["forfeits"] for c in per_player.values()),
         "rejections": sum(c["rejections"] for c in per_player.values()),
         "per_player": per_player,
+        "usage": dict(usage or {}),
         "ended": (ended or utc_now()).isoformat(timespec="seconds"),
     }
 
@@ -116,6 +122,7 @@ class TranscriptWriter:
         self._file: IO[str] | None = path.open("x", encoding="utf-8")
         self._written = 0
         self.finished = False
+        self.players: Mapping[str, object] = {}  # seat -> player, for usage totals (see track_usage)
         header = {
             "type": "header",
             "format": FORMAT,
@@ -136,6 +143,28 @@ class TranscriptWriter:
         started = utc_now()
         return cls(transcript_path(directory, game.name, game.seed, started), game, players, started=started)
 
+    def track_usage(self, players: Mapping[str, object]) -> None:
+        """Put each model seat's usage totals (``player.usage.as_dict()``) in the summary."""
+        self.players = players
+
+    def record_call(self, seat: str, call: dict[str, Any]) -> None:
+        """Write one model call of ``seat`` (a model player's ``recorder`` calls this)."""
+        if self._file is not None:
+            self._file.write(dumps({"type": "call", "player": seat, "call": call}) + "\n")
+            self._file.flush()
+
+    def recorder(self, seat: str) -> Callable[[dict[str, Any]], None]:
+        """The ``recorder`` to give a model seat: each call becomes a ``call`` line."""
+        return functools.partial(self.record_call, seat)
+
+    def _usage(self) -> dict[str, Any]:
+        totals = {}
+        for seat, player in self.players.items():
+            as_dict = getattr(getattr(player, "usage", None), "as_dict", None)
+            if callable(as_dict):
+                totals[seat] = as_dict()
+        return totals
+
     def __call__(self, game: Game) -> None:
         file = self._file
         if file is None:
@@ -146,7 +175,7 @@ class TranscriptWriter:
             self._written = len(log)
         if game.finished and not self.finished:
             self.finished = True
-            file.write(dumps(summary_record(game)) + "\n")
+            file.write(dumps(summary_record(game, usage=self._usage())) + "\n")
         file.flush()
 
     def close(self, game: Game | None = None) -> None:
@@ -173,6 +202,7 @@ class Transcript:
     header: dict[str, Any]
     events: list[dict[str, Any]]
     summary: dict[str, Any] | None
+    calls: list[dict[str, Any]] = field(default_factory=list)  # {"player", "call"} per model call
 
     @property
     def complete(self) -> bool:
@@ -198,8 +228,8 @@ def read_transcript(path: str | Path) -> Transcript:
             if cut_short and number == len(lines) and records:
                 break
             raise TranscriptError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(record, dict) or record.get("type") not in ("header", "event", "summary"):
-            raise TranscriptError(f"{path}:{number}: not a transcript record (needs type header/event/summary)")
+        if not isinstance(record, dict) or record.get("type") not in ("header", "event", "call", "summary"):
+            raise TranscriptError(f"{path}:{number}: not a transcript record (needs type header/event/call/summary)")
         records.append((number, record))
     if not records or records[0][1]["type"] != "header":
         raise TranscriptError(f"{path}: the first line must be the header")
@@ -208,6 +238,7 @@ def read_transcript(path: str | Path) -> Transcript:
     if missing:
         raise TranscriptError(f"{path}:1: the header lacks {', '.join(missing)}")
     events: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
     summary = None
     for number, record in records[1:]:
         kind = record["type"]
@@ -218,8 +249,11 @@ def read_transcript(path: str | Path) -> Transcript:
         if kind == "summary":
             summary = record
             continue
+        if kind == "call":
+            calls.append({"player": record.get("player"), "call": record.get("call")})
+            continue
         event = record.get("event")
         if not isinstance(event, dict) or event.get("seq") != len(events) + 1:
             raise TranscriptError(f"{path}:{number}: expected event number {len(events) + 1}")
         events.append(event)
-    return Transcript(path, header, events, summary)
+    return Transcript(path, header, events, summary, calls)

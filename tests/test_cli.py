@@ -189,3 +189,30 @@ def test_bad_input_from_the_shell_has_no_traceback(tmp_path: Path, case: str) ->
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     assert out.stderr.count("\n") == 1 and expected in out.stderr
+
+
+def test_model_seats_write_their_calls_and_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Two model seats on the loopback server (malformed and illegal answers injected): every model call
+    is a ``call`` line, the summary has their usage, and the game replays exactly without them."""
+    from tests.llm_server import FakeModelServer
+
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    config = tmp_path / "short.toml"
+    config.write_text("players = 6\n[options]\ndiscussion_rounds = 1\nmax_days = 1\n")
+    fast = "&backoff=0.001&max_backoff=0.01&retry_budget=20"
+    with FakeModelServer(seed=3, fault_rate=0.3, faults=("malformed", "illegal")) as server:
+        seats = [
+            "--seat", f"Ann=openai:fake@{server.openai_url}?structured=tools{fast}",
+            "--seat", f"Bob=anthropic:fake@{server.anthropic_url}?structured=json_text{fast}",
+        ]  # fmt: skip
+        seats += [arg for name in DEFAULT_NAMES[2:6] for arg in ("--seat", f"{name}=random")]
+        argv = ["play", "classic", "--seed", "4", "--quiet", "--config", str(config), "--transcripts", str(tmp_path)]
+        assert main(argv + seats) == 0
+    transcript = read_transcript(next(tmp_path.glob("*.jsonl")))
+    assert transcript.complete and transcript.calls
+    assert {c["player"] for c in transcript.calls} == {"Ann", "Bob"}
+    assert set(transcript.summary["usage"]) == {"Ann", "Bob"}
+    assert transcript.summary["usage"]["Ann"]["calls"] == sum(1 for c in transcript.calls if c["player"] == "Ann")
+    assert transcript.summary["rejections"] > 0
+    assert replay(transcript).ok, replay(transcript).message()
