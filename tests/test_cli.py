@@ -216,3 +216,21 @@ def test_model_seats_write_their_calls_and_replay(tmp_path: Path, monkeypatch: p
     assert transcript.summary["usage"]["Ann"]["calls"] == sum(1 for c in transcript.calls if c["player"] == "Ann")
     assert transcript.summary["rejections"] > 0
     assert replay(transcript).ok, replay(transcript).message()
+
+
+def test_ci_runs_the_readme_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Quick start.*?```bash\n(.*?)```", readme, re.DOTALL)
+    assert block is not None
+    install, test = block.group(1).strip().splitlines()
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    assert ci[-1] == test == "python -m pytest"
+    assert 'pip install -e ".[dev]"' in install and any(line.startswith("pip install") and '-e ".[dev]"' in line for line in ci)
+    assert any(line.startswith("python3 -m venv") for line in ci)
+
+
+def test_readme_lists_every_variant() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name, cls in VARIANTS.items():
+        players = f"{cls.min_players}–{cls.max_players}" if cls.min_players != cls.max_players else str(cls.min_players)
+        assert f"| `{name}` | {players} |" in readme, name
