@@ -792,3 +792,14 @@ def test_random_games_finish(players: int) -> None:
         assert {d.cause for d in game.deaths} <= {"mafia", "maniac", "mistress", "vote"}
         outcomes[game.winner] += 1
     assert len(outcomes) >= 2
+
+
+def test_same_seed_same_answers_same_game() -> None:
+    def played(seed: int) -> list[dict]:
+        seats = list(SEATS10)
+        game = Cove(seats, seed=seed)
+        run_sync(game, {n: RandomPlayer(n, seed) for n in seats})
+        return [e.to_dict() for e in game.log]
+
+    assert played(5) == played(5)
+    assert played(5) != played(6)
