@@ -232,9 +232,10 @@ def test_night_batch_then_the_mafia_channel_in_seat_order() -> None:
     assert game.phase == "speeches"
 
 
-def test_frozen_players_are_asked_like_everyone_else() -> None:
-    """The same night with and without a freeze: every request and every event a frozen player
-    sees before dawn is the same (request ids included)."""
+@pytest.mark.parametrize("frozen_player", ["Ann", "Cat", "Eve", "Fox"])
+def test_frozen_players_are_asked_like_everyone_else(frozen_player: str) -> None:
+    """The same night with and without a freeze: every request and every event any player but the
+    mistress sees before dawn is the same (request ids included)."""
 
     def up_to_dawn(visit: str) -> tuple[Cove, dict[str, list]]:
         game = new(seed=3)
@@ -247,7 +248,7 @@ def test_frozen_players_are_asked_like_everyone_else() -> None:
         asked.setdefault("Bob", []).append(pending(game, "Bob"))
         return game, asked
 
-    frozen_game, frozen = up_to_dawn("Ann")
+    frozen_game, frozen = up_to_dawn(frozen_player)
     plain_game, plain = up_to_dawn("Gus")
     for name in ("Ann", "Bob", "Cat", "Eve", "Fox"):  # everyone but the mistress herself
         assert frozen[name] == plain[name]
@@ -316,8 +317,9 @@ def test_repeat_visit_allowed_on_a_night_that_begins_with_three_alive() -> None:
     assert pending(game, "Dan").options[0].fields["target"].choices == ("Ann", "Cat")
     night(game, visit="Ann", mafia="Cat", maniac="Dan")
     # Ann, the only mafia member, is frozen: no mafia kill; the maniac kills the mistress and Ann dies with her
-    assert causes(game) == {"Gus": "mafia", "Eve": "maniac", "Bob": "vote", "Fox": "vote",
-                                 "Dan": "maniac", "Ann": "mistress"}  # fmt: skip
+    assert causes(game) == {
+        "Gus": "mafia", "Eve": "maniac", "Bob": "vote", "Fox": "vote", "Dan": "maniac", "Ann": "mistress",
+    }  # fmt: skip
     assert game.finished and game.winner == "maniac" and game.alive == ("Cat",)  # the maniac alone
 
 
@@ -418,7 +420,8 @@ def test_detective_results(visit: str, target: str, result: str) -> None:
     night(game, visit=visit, mafia="Eve", maniac="Fox", check=target, heal="Fox")
     assert checks(game) == [(target, result)]
     (told,) = [e for e in game.log if e.type == "check_result"]
-    assert told.to == frozenset({"Eve"}) and told.phase == "dawn"  # told at dawn, even though he died
+    assert told.to == frozenset({"Eve"}) and told.phase == "dawn"  # at dawn, and even to a dead detective
+    assert game.is_alive("Eve") is (visit == "Eve")  # the mafia killed him unless he was the client
 
 
 # ---- the doctor ---------------------------------------------------------------------------------
