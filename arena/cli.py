@@ -158,8 +158,12 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     _variant(str(spec["variant"]))
     if not isinstance(spec["players"], list) or not all(isinstance(n, str) for n in spec["players"]):
         raise CliError(f"{args.file}: players must be a list of seat names")
-    if not isinstance(spec.get("answers", {}), dict):
-        raise CliError(f"{args.file}: answers must map seat names to lists of actions")
+    answers = spec.get("answers", {})
+    if not isinstance(answers, dict) or not all(isinstance(a, list) for a in answers.values()):
+        raise CliError(f"{args.file}: answers must map seat names to lists of answers")
+    for key in ("options", "deal"):
+        if spec.get(key) is not None and not isinstance(spec[key], dict):
+            raise CliError(f"{args.file}: {key} must be an object")
     try:
         out = run_scenario(spec)
     except ValidationError as exc:

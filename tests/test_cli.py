@@ -127,6 +127,7 @@ def _file(tmp_path: Path, name: str, text: str) -> str:
 
 
 BAD_OPTION = {"variant": "classic", "players": list(DEFAULT_NAMES[:6]), "options": {"max_floor": 5}}
+STRANGE_HEADER = {"type": "header", "variant": "nosuch", "options": {}, "seed": 1, "seats": [], "players": {}}
 BAD_INPUTS = {
     "unknown variant": (lambda t: ["play", "nosuch"], "unknown variant 'nosuch'"),
     "bad config": (
@@ -155,8 +156,24 @@ BAD_INPUTS = {
         lambda t: ["scenario", _file(t, "s.json", '{"variant": "classic", "players": ["A", "B"]}')],
         "classic takes 6-18 players, not 2",
     ),
+    "scenario answers not lists": (
+        lambda t: ["scenario", _file(t, "s.json", json.dumps({**BAD_OPTION, "options": {}, "answers": {"Ann": "speak"}}))],
+        "answers must map seat names to lists of answers",
+    ),
+    "scenario options not an object": (
+        lambda t: ["scenario", _file(t, "s.json", json.dumps({**BAD_OPTION, "options": [1]}))],
+        "options must be an object",
+    ),
+    "scenario answers for a stranger": (
+        lambda t: ["scenario", _file(t, "s.json", json.dumps({**BAD_OPTION, "options": {}, "answers": {"Zed": []}}))],
+        "answers for unknown players: Zed",
+    ),
     "replay missing file": (lambda t: ["replay", str(t / "none.jsonl")], "cannot read"),
     "replay not a transcript": (lambda t: ["replay", _file(t, "t.jsonl", '{"a": 1}\n')], "not a transcript record"),
+    "replay unknown variant": (
+        lambda t: ["replay", _file(t, "t.jsonl", json.dumps(STRANGE_HEADER) + "\n")],
+        "unknown variant 'nosuch'",
+    ),
     "bench bad games": (lambda t: ["bench", "classic", "--games", "0"], "--games must be at least 1"),
 }
 
