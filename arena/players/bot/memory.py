@@ -37,6 +37,7 @@ W_CHARGE = 0.5  # charge ballots (a yes only asks for a trial)
 W_ACCUSE = 0.6  # accusing a player
 W_FLOOR = 0.4  # a charged player handing someone the floor ties them together
 W_ACCUSED_BY = 0.35  # being accused by a player of known alignment (town accusers are right more often)
+ANCHOR_WEIGHT = 3.0  # suspicion per unit of anchor: a certain fact outweighs a handful of votes
 SOFT_CAP = 0.5  # the most a dead player's suspicion counts as an anchor when its card is unknown
 
 
@@ -118,22 +119,7 @@ class Memory:
         self.links: dict[str, dict[str, float]] = {}  # anchored player -> {linked player: weight}
         self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
         self.dirty = True
-        self._handlers = {
-            "role": self._on_role,
-            "team": self._on_team,
-            "day": self._on_day,
-            "night": self._on_night,
-            "morning": self._on_morning,
-            "death": self._on_death,
-            "speech": self._on_speech,
-            "accusation": self._on_accusation,
-            "vote_result": self._on_vote_result,
-            "check_result": self._on_check,
-            "channel_result": self._on_channel_result,
-            "trial": self._on_trial,
-            "charged": self._on_trial,
-            "action": self._on_action,
-        }
+        self.epoch = 0  # bumped whenever the living or the anchors change (for caches)
 
     # ---- reading ---------------------------------------------------------------------------
     def update(self, view: View) -> None:
@@ -142,11 +128,11 @@ class Memory:
         if not new:
             return
         self.cursor += len(new)
-        handlers = self._handlers
+        handlers = HANDLERS
         for event in new:
             handler = handlers.get(event.type)
             if handler is not None:
-                handler(event)
+                handler(self, event)
 
     @property
     def is_mafia(self) -> bool:
@@ -172,6 +158,7 @@ class Memory:
         alive = e.data.get("alive")
         if alive is not None:
             self.alive = set(alive)
+            self.epoch += 1
         self.at_night = False
         self.accusers_today = {}
         self.speeches_today = 0
@@ -199,6 +186,7 @@ class Memory:
         data = e.data
         name = data.get("player")
         self.alive.discard(name)
+        self.epoch += 1
         role = data.get("role")
         if role is not None:
             self.revealed[name] = role
@@ -238,7 +226,10 @@ class Memory:
     def _on_action(self, e: Event) -> None:
         """My own accepted answer: remember what I claimed, whether or not the table heard it."""
         action = e.data.get("action")
-        raw = action.get("claim") if isinstance(action, dict) else getattr(action, "claim", None)
+        if isinstance(action, dict):
+            raw = action.get("claim")
+        else:
+            raw = action.claim if getattr(action, "kind", None) == "speak" else None
         if raw is not None:
             _, checks = claim_fields(raw)
             self.my_claimed = True
@@ -273,12 +264,17 @@ class Memory:
         self.ballots.append(ballot)
         w = W_CHARGE if ballot.vote == "charge" else W_EXECUTE
         accused = ballot.accused
-        for voter in ballot.yes:
-            if voter != accused:
-                self._link(accused, voter, -w)
-        for voter in ballot.no:
-            if voter != accused:
-                self._link(accused, voter, w)
+        row = self.links.get(accused)
+        if row is None:
+            row = self.links[accused] = {}
+        a = self.anchor.get(accused, 0.0)
+        term = self.term
+        for voters, weight in ((ballot.yes, -w), (ballot.no, w)):
+            for voter in voters:
+                if voter != accused:
+                    row[voter] = row.get(voter, 0.0) + weight
+                    if a:
+                        term[voter] = term.get(voter, 0.0) + weight * a
 
     def _on_check(self, e: Event) -> None:
         target, result = e.data.get("target"), e.data.get("result")
@@ -314,6 +310,7 @@ class Memory:
         if not self.dirty:
             return
         self.dirty = False
+        self.epoch += 1
         new = self._anchors()
         old = self.anchor
         for name in set(old) | set(new):
@@ -321,7 +318,7 @@ class Memory:
         term = self.term
         for name in self.seats:
             if name not in self.alive and name not in new:
-                soft = max(-SOFT_CAP, min(SOFT_CAP, term.get(name, 0.0) / 3.0))
+                soft = max(-SOFT_CAP, min(SOFT_CAP, term.get(name, 0.0) / ANCHOR_WEIGHT))
                 if soft:
                     new[name] = soft
                     self._move(name, soft)
@@ -422,13 +419,13 @@ class Memory:
 
     def suspicion(self, name: str) -> float:
         """How likely ``name`` is mafia, on an open scale (0 = no idea; > 1 = fairly sure)."""
-        return 3.0 * self.anchor.get(name, 0.0) + self.term.get(name, 0.0)
+        return ANCHOR_WEIGHT * self.anchor.get(name, 0.0) + self.term.get(name, 0.0)
 
     def ranked(self, pool: Iterable[str]) -> list[tuple[float, str]]:
         """``pool`` from most to least suspicious; ties in seat order (the same for every bot)."""
         anchor, term, index = self.anchor, self.term, self.seat_index
         return sorted(
-            ((3.0 * anchor.get(n, 0.0) + term.get(n, 0.0), n) for n in pool),
+            ((ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0), n) for n in pool),
             key=lambda item: (-item[0], index.get(item[1], 0)),
         )
 
@@ -488,3 +485,22 @@ class Memory:
             if b.accused == accused and (day is None or b.day == day):
                 return list(b.no)
         return []
+
+
+#: event type -> the Memory method that reads it (one table for every bot)
+HANDLERS = {
+    "role": Memory._on_role,
+    "team": Memory._on_team,
+    "day": Memory._on_day,
+    "night": Memory._on_night,
+    "morning": Memory._on_morning,
+    "death": Memory._on_death,
+    "speech": Memory._on_speech,
+    "accusation": Memory._on_accusation,
+    "vote_result": Memory._on_vote_result,
+    "check_result": Memory._on_check,
+    "channel_result": Memory._on_channel_result,
+    "trial": Memory._on_trial,
+    "charged": Memory._on_trial,
+    "action": Memory._on_action,
+}

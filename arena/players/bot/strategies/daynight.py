@@ -22,7 +22,7 @@ from arena.engine.actions import Claim, Heal, Kill, Speak, Verdict, Visit, Vote
 
 from .. import speech as say
 from ..legal import choices, nullable, safe_action
-from ..memory import INVESTIGATORS, PROTECTORS
+from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS
 from .base import Strategy
 
 EPS = 1e-9
@@ -62,6 +62,8 @@ class DayNightStrategy(Strategy):
     def __init__(self, memory, rng) -> None:
         super().__init__(memory, rng)
         self.fake_checks: dict[str, str] = {}
+        self._others: list[str] = []
+        self._others_epoch = -1
         self.fake_day = -1
         self.rolled_fake_day = -1
 
@@ -74,17 +76,22 @@ class DayNightStrategy(Strategy):
 
     # ---- shared helpers ------------------------------------------------------------------------
     def others(self) -> list[str]:
-        """Living players other than me whom I do not know to be on my side."""
+        """Living players other than me whom I do not know to be on my side (cached per epoch)."""
         mem = self.mem
+        if self._others_epoch == mem.epoch:
+            return self._others
         if mem.is_mafia:
-            return [n for n in mem.seats if n in mem.alive and n not in mem.partners]
-        return [n for n in mem.seats if n in mem.alive and n != mem.me and not mem.confirmed_town(n)]
+            found = [n for n in mem.seats if n in mem.alive and n not in mem.partners]
+        else:
+            found = [n for n in mem.seats if n in mem.alive and n != mem.me and not mem.confirmed_town(n)]
+        self._others, self._others_epoch = found, mem.epoch
+        return found
 
     def top_and_mean(self, pool: list[str]) -> tuple[float, float]:
-        sus = self.mem.suspicion
-        values = [sus(n) for n in pool]
-        if not values:
+        if not pool:
             return 0.0, 0.0
+        anchor, term = self.mem.anchor, self.mem.term
+        values = [ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0) for n in pool]
         return max(values), sum(values) / len(values)
 
     def most_suspicious(self, pool, *, herd: float = 0.0, seat_ties: bool = False) -> str | None:
