@@ -390,8 +390,14 @@ class Game:
             handler.resolve(self, {})
 
     # ---- deaths and the end -----------------------------------------------------------------
-    def eliminate(self, name: str, cause: str, *, reveal: bool = False, **data: Any) -> None:
-        """Remove a player from play with a public announcement (the card shown if ``reveal``)."""
+    def eliminate(
+        self, name: str, cause: str, *, reveal: bool = False, public_cause: str | None = None, **data: Any
+    ) -> None:
+        """Remove a player from play with a public announcement (the card shown if ``reveal``).
+
+        ``cause`` is the truth kept in ``deaths``; ``public_cause`` is what the table is told when
+        the variant hides who killed (e.g. ``night``).
+        """
         if not self._alive[name]:
             return
         self._alive[name] = False
@@ -399,7 +405,7 @@ class Game:
         self.deaths.append(Death(name, cause, self.day))
         if reveal:
             data["role"] = self.role_of[name]
-        self.public("death", player=name, cause=cause, **data)
+        self.public("death", player=name, cause=public_cause or cause, **data)
 
     def winner_now(self) -> str | None:
         """The winning side if the game is over now, else None (override)."""

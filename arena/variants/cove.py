@@ -60,7 +60,7 @@ from pydantic import Field, field_validator
 
 from arena.engine import ActionBase, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
 from arena.engine.events import team_audience
-from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, Death, names_spec
+from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, names_spec
 
 SpecialRole = Literal["maniac", "mistress", "detective", "doctor"]
 SPECIAL_ROLES: tuple[SpecialRole, ...] = ("maniac", "mistress", "detective", "doctor")
@@ -177,9 +177,7 @@ class Cove(Game):
     def _die(self, name: str, cause: str) -> None:
         """Remove a player; a night killer stays secret in public unless ``announce_causes``."""
         shown = cause if cause == "vote" or self.options.announce_causes else "night"
-        self.eliminate(name, shown, reveal=self.options.reveal_on_death)
-        if shown != cause:
-            self.deaths[-1] = Death(name, cause, self.day)
+        self.eliminate(name, cause, reveal=self.options.reveal_on_death, public_cause=shown)
 
     def check_end(self) -> bool:
         """As the base, plus the page's draw when nobody is left alive."""
