@@ -1,4 +1,4 @@
-"""Transcripts: every game as JSON lines, written while it is played (format: docs/scenarios.md).
+"""Transcripts: every game as JSON lines, written while it is played (format below; README: "Transcripts").
 
 One JSON object per line, each with a ``type``:
 
