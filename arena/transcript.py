@@ -11,11 +11,12 @@ One JSON object per line, each with a ``type``:
   latency, the raw answer, the outcome), when it happened;
 - last, ``{"type": "summary", ...}``: ``game.summary()`` plus ``events``, ``decisions``,
   ``forfeits``, ``rejections`` (totals), ``per_player`` (seat -> those counts), ``usage`` (seat ->
-  token and cost totals, for model seats only) and ``ended``.
+  token and cost totals, for model seats only) and ``ended``; a game stopped before its end (a
+  person quit, Ctrl-C) gets a summary too, with ``finished`` false and ``aborted`` saying why.
 
 Events are wrapped rather than flattened because an event has a ``type`` of its own. The writer
 is an orchestrator observer: it appends only the events added since its last call and flushes
-at once, so a crash loses nothing already played. A transcript without a summary is an aborted
+at once, so a crash loses nothing already played. A transcript without a summary is a crashed
 game; the reader accepts it (and a last line cut short by the crash).
 """
 
@@ -91,10 +92,12 @@ def answer_counts(game: Game) -> dict[str, dict[str, int]]:
     }
 
 
-def summary_record(game: Game, ended: datetime | None = None, usage: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The last line of a finished game's transcript."""
+def summary_record(
+    game: Game, ended: datetime | None = None, usage: Mapping[str, Any] | None = None, aborted: str | None = None
+) -> dict[str, Any]:
+    """The last line of a finished (or, with ``aborted``, a stopped) game's transcript."""
     per_player = answer_counts(game)
-    return {
+    record = {
         "type": "summary",
         **game.summary(),
         "events": len(game.log),
@@ -105,6 +108,9 @@ def summary_record(game: Game, ended: datetime | None = None, usage: Mapping[str
         "usage": dict(usage or {}),
         "ended": (ended or utc_now()).isoformat(timespec="seconds"),
     }
+    if aborted is not None:
+        record["aborted"] = aborted
+    return record
 
 
 class TranscriptWriter:
@@ -178,12 +184,19 @@ class TranscriptWriter:
             file.write(dumps(summary_record(game, usage=self._usage())) + "\n")
         file.flush()
 
-    def close(self, game: Game | None = None) -> None:
-        """Write what is left of ``game``'s log (if given) and close the file."""
+    def close(self, game: Game | None = None, *, aborted: str | None = None) -> None:
+        """Write what is left of ``game``'s log (if given) and close the file.
+
+        ``aborted`` (why an unfinished game stopped) marks it in a summary, so a reader can tell
+        a game someone ended from a crash.
+        """
         if self._file is None:
             return
         if game is not None:
             self(game)
+            if aborted is not None and not self.finished:
+                self.finished = True
+                self._file.write(dumps(summary_record(game, usage=self._usage(), aborted=aborted)) + "\n")
         self._file.close()
         self._file = None
 
@@ -196,7 +209,7 @@ class TranscriptWriter:
 
 @dataclass(slots=True)
 class Transcript:
-    """A transcript read back: ``summary`` is None for an aborted or crashed game."""
+    """A transcript read back: ``summary`` is None for a crashed game, marked ``aborted`` for a stopped one."""
 
     path: Path
     header: dict[str, Any]
@@ -206,7 +219,13 @@ class Transcript:
 
     @property
     def complete(self) -> bool:
-        return self.summary is not None
+        """The game ran to its end."""
+        return self.summary is not None and not self.summary.get("aborted")
+
+    @property
+    def aborted(self) -> str | None:
+        """Why the game was stopped before its end, when it was (None: finished, or crashed)."""
+        return None if self.summary is None else self.summary.get("aborted")
 
 
 def read_transcript(path: str | Path) -> Transcript:
