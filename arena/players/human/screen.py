@@ -1,0 +1,237 @@
+"""What the human's terminal shows: their view as sentences, the table of seats, help, and the
+after-game report of the night.
+
+Events are worded by :mod:`arena.console` (the same sentences as the game printer); this module
+only chooses which of the seat's own events to show and marks the private ones. Everything it
+prints during a game is built from the seat's :class:`~arena.engine.View` and its requests; only
+:func:`night_report`, called once the game is over, reads the whole log.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.text import Text
+
+from arena.console import _plain, _private, _public, describe_action
+from arena.engine import DecisionRequest, Event, Game
+
+SECRET_KINDS = frozenset(("kill", "check", "heal", "visit"))  # own answers whose effect stays hidden
+NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
+PROMPTS_ENV = "ARENA_PROMPTS"  # the same override the model players read
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """What the seat has been told about the table: its card, its team, cards shown, scores."""
+
+    me: str
+    role: str | None = None
+    team: str | None = None
+    mates: tuple[str, ...] = ()
+    revealed: dict[str, str] = field(default_factory=dict)
+    scores: dict[str, int] = field(default_factory=dict)
+    hand: int | None = None  # McKay's games: the hand being played
+
+    def learn(self, event: Event) -> None:
+        data = event.data
+        if event.type == "role" and event.audience == f"player:{self.me}":
+            self.role, self.team = data.get("role"), data.get("team")
+        elif event.type == "team":
+            self.mates = tuple(n for n in data.get("members", ()) if n != self.me)
+        elif event.type == "hand":
+            self.hand = data.get("number")
+            self.revealed = {}
+        elif event.type == "death" and event.to is None and data.get("role"):
+            self.revealed[str(data.get("player"))] = str(data["role"])
+        elif event.type == "hand_over":
+            self.scores = dict(data.get("scores", {}))
+
+
+def event_line(event: Event, me: str, day_word: str, *, full: bool = False) -> tuple[str, str] | None:
+    """(line, style) for one event of ``me``'s view, or None when it adds nothing for a person.
+
+    Rejections are skipped live (the re-ask says why) and kept in ``full`` (the ``log`` command);
+    the seat's own answers are shown only where their effect stays hidden (a shot, a check).
+    """
+    if event.to is None:
+        return _public(event, day_word)
+    if event.type == "rejected" and not full:
+        return None
+    if event.type == "action" and not full:
+        kind = _plain(event.data.get("action")).get("kind")
+        if kind not in SECRET_KINDS or day_word == "Hand":
+            return None
+    text = _private(event)
+    if text is None:
+        return None
+    who = event.audience.removeprefix("player:")
+    if who == me:
+        text = "[you]" + text.removeprefix(f"[{who}]")
+    elif event.audience.startswith("team:"):
+        team = event.audience.removeprefix("team:")
+        text = f"[{team} only]" + text.removeprefix(f"[{event.audience}]")
+    return text, "magenta"
+
+
+def when(request: DecisionRequest, know: Knowledge) -> str:
+    """``Day 2``, ``Night 1``, ``Hand 3`` (+ the round in trio)."""
+    if know.hand is not None or request.group == "beat":
+        rnd = request.info.get("round")
+        return f"Hand {request.day}" + (f", round {rnd}" if rnd and rnd != 1 else "")
+    return f"{'Night' if request.phase in NIGHT_PHASES else 'Day'} {request.day}"
+
+
+def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
+    """The seats (alive or dead, with what this seat knows of them), its card, the clock."""
+    seats = Text()
+    for i, name in enumerate(request.seats):
+        if i:
+            seats.append("   ")
+        alive = name in request.alive
+        notes = []
+        if name == request.player:
+            notes.append("you")
+            notes.append(request.role)
+        elif name in know.revealed:
+            notes.append(know.revealed[name])
+        elif name in know.mates:
+            notes.append(f"{know.team or 'team'} mate")
+        if know.scores:
+            notes.append(f"{know.scores.get(name, 0):+d}")
+        style = "bold green" if name == request.player else ("" if alive else "dim strike")
+        seats.append(("" if alive else "† ") + name, style=style)
+        if notes:
+            seats.append(f" ({', '.join(notes)})", style="dim" if not alive else "")
+    card = Text(f"Your card: {request.role}", style="bold")
+    if know.team:
+        card.append(f" (team {know.team})")
+    if know.mates:
+        card.append(f" · with {', '.join(know.mates)}")
+    title = " · ".join([when(request, know), request.phase.replace("_", " "), *([str(request.clock)] if request.clock else [])])
+    return Panel(Group(seats, card), title=title, title_align="left", border_style="cyan", expand=False)
+
+
+# ---- help ------------------------------------------------------------------------------------
+COMMANDS = (
+    ("help", "the rules of this variant and these commands"),
+    ("log", "everything you have seen so far"),
+    ("table", "the seats and the question again"),
+    ("quit", "leave the game (Ctrl-C and Ctrl-D too)"),
+    ("say WORDS", "words to go with your move, where talk is allowed (or: 2: WORDS)"),
+)
+
+
+def prompts_dir() -> Path:
+    env = os.environ.get(PROMPTS_ENV)
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "prompts"
+
+
+def rules_summary(variant: str | None) -> str | None:
+    """The variant's rules summary: the ``rules`` block of ``prompts/system/<variant>.j2``."""
+    import jinja2
+
+    directory = prompts_dir()
+    name = f"system/{variant}.j2"
+    if variant is None or not (directory / name).is_file():
+        name = "system/_default.j2"
+    try:
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(directory)), trim_blocks=True, lstrip_blocks=True)
+        template = env.get_template(name)
+        block = template.blocks.get("rules")
+        if block is None:
+            return None
+        text = "".join(block(template.new_context({})))
+    except (jinja2.TemplateError, OSError):
+        return None
+    paragraphs: list[str] = []
+    for line in text.replace("`", "").splitlines():  # re-flow the hard-wrapped bullets
+        words = line.strip()
+        if words and paragraphs and paragraphs[-1] and not words.startswith("- "):
+            paragraphs[-1] += " " + words
+        else:
+            paragraphs.append(words)
+    return "\n".join(paragraphs).strip() or None
+
+
+def help_text(variant: str | None, options: Mapping[str, Any]) -> Group:
+    rules = rules_summary(variant)
+    parts: list[Any] = [Text(f"Rules of {variant or 'this game'}", style="bold")]
+    parts.append(Text(rules if rules else "No summary found: every question lists its legal answers."))
+    if options:
+        parts.append(Text("House rules: " + ", ".join(f"{k} = {v}" for k, v in options.items()), style="dim"))
+    parts.append(Text("Commands (type them at any prompt)", style="bold"))
+    parts += [Text.assemble(("  " + cmd.ljust(11), "cyan"), what) for cmd, what in COMMANDS]
+    parts.append(Text("Choose by number or by name, in any case; Tab completes names."))
+    return Group(*parts)
+
+
+# ---- after the game ---------------------------------------------------------------------------
+def night_report(game: Game) -> list[tuple[str, list[str]]]:
+    """What every player did in secret, night by night (hand by hand: the looks at hidden cards).
+
+    Reads the whole log: call it only once the game is over (or stopped) for the person too.
+    """
+    mckay = isinstance(getattr(game, "scores", None), dict)
+    report: dict[str, list[str]] = {}
+    for event in game.log:
+        item = _secret_item(game, event, mckay)
+        if item is not None:
+            report.setdefault(item[0], []).append(item[1])
+    return list(report.items())
+
+
+def _secret_item(game: Game, event: Event, mckay: bool) -> tuple[str, str] | None:
+    data = event.data
+    if mckay:
+        if event.type != "cop_look":
+            return None
+        (looker,) = event.to or {"?"}
+        return f"Hand {event.day}", f"{looker} looked at card {data.get('position')}: {data.get('card')}"
+    night = f"Night {event.day}"
+    if event.type in ("action", "forfeit"):
+        action = _plain(data.get("action"))
+        if action.get("kind") not in SECRET_KINDS or event.actor is None:
+            return None
+        late = f" (forfeit: {data.get('why')})" if event.type == "forfeit" else ""
+        return night, f"{event.actor} ({game.role_of.get(event.actor, '?')}): {describe_action(action)}{late}"
+    if event.type == "check_result":
+        (checker,) = event.to or {"?"}
+        return night, f"{checker} learned: {data.get('target')} is {data.get('result')}"
+    if event.type == "saved":
+        return night, f"the doctor saved {data.get('player')}"
+    return None
+
+
+def print_night_report(console: Any, game: Game) -> None:
+    """The report under a heading, once the game is over: nothing is secret any more."""
+    report = night_report(game)
+    if not report:
+        return
+    mckay = isinstance(getattr(game, "scores", None), dict)
+    console.print(Text("Looks at the face-down cards" if mckay else "What everyone did at night", style="bold"))
+    for heading, items in report:
+        console.print(Text.assemble((f"  {heading}: ", "bold"), "; ".join(items)), highlight=False)
+
+
+def lines_of(events: Iterable[Event], me: str, *, full: bool = False) -> list[tuple[str, str]]:
+    """Every line the seat's events make (``log``), with the day word of McKay's hands."""
+    day_word = "Day"
+    out = []
+    for event in events:
+        if event.type == "hand":
+            day_word = "Hand"
+        line = event_line(event, me, day_word, full=full)
+        if line is not None:
+            out.append(line)
+    return out
+
+
+def menu_lines(labels: Sequence[str]) -> list[Text]:
+    return [Text.assemble((f"{i:>3} ", "bold cyan"), label) for i, label in enumerate(labels, 1)]
