@@ -43,15 +43,22 @@ def _variant(name: str) -> type[Game]:
 
 
 def _players(
-    specs: dict[str, str], seed: int, game: Game | None = None, recorder: Callable[[str], Any] | None = None
+    specs: dict[str, str],
+    seed: int,
+    game: Game | None = None,
+    recorder: Callable[[str], Any] | None = None,
+    human: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One player per seat; model seats also learn the variant and options, and report their calls."""
+    """One player per seat; model seats also learn the variant and options, and report their calls;
+    the human seat gets ``human`` (its console and time limit)."""
     from arena.players.registry import BUILTIN, SpecError, make_player
 
     players = {}
     for name, spec in specs.items():
         extra: dict[str, Any] = {}
-        if spec not in BUILTIN and game is not None:
+        if spec == "human":
+            extra = dict(human or {})
+        elif spec not in BUILTIN and game is not None:
             extra = {"variant": game.name, "options": game.options.model_dump(mode="json")}
             if recorder is not None:
                 extra["recorder"] = recorder(name)
@@ -80,11 +87,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     from arena.console import Printer, print_result
     from arena.orchestrator import StopGame, play
     from arena.players.base import SyncPlayer
+    from arena.players.human import print_night_report, seat_human
     from arena.transcript import TranscriptWriter
 
     variant = _variant(args.variant)
     config = load_config(variant, args.config)
     specs = seat_specs(variant, args.players, config, [parse_seat_arg(s) for s in args.seat])
+    try:
+        specs, human = seat_human(specs, args.human)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.human_timeout is not None and human is None:
+        raise CliError("--human-timeout needs a human seat (--human NAME)")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     try:
         game = variant(list(specs), config.options, seed)
@@ -99,8 +113,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
         return record
 
-    players = _players(specs, seed, game, recorder)
     console = Console()
+    players = _players(specs, seed, game, recorder, {"console": console, "timeout": args.human_timeout})
     try:
         writer = TranscriptWriter.create(Path(args.transcripts), game, specs)
     except OSError as exc:
@@ -110,19 +124,26 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.quiet:
         console.print(f"{variant.title}: {len(specs)} players, seed {seed}", highlight=False)
     observers = [writer] if args.quiet else [writer, Printer(console, reveal=args.reveal)]
+    if human is not None:  # the person's own screen is the only printer: it shows exactly their view
+        observers = [writer, players[human]]
+        if args.reveal:
+            console.print(f"--reveal is ignored: {human} is played by a person, who sees only that seat.", highlight=False)
     code = 0
+    aborted = None
     try:
         if all(isinstance(p, SyncPlayer) for p in players.values()):
             play(game, players, observers)
         else:
             asyncio.run(_run_and_close(game, players, observers))
     except KeyboardInterrupt:
-        code = 130
-    except StopGame:
-        code = 1
+        code, aborted = 130, "interrupted (Ctrl-C)"
+    except StopGame as exc:
+        code, aborted = 1, str(exc) or "stopped"
     finally:
-        writer.close(game)
+        writer.close(game, aborted=aborted)
     print_result(console, game, specs, writer.path)
+    if human is not None:
+        print_night_report(console, game)
     return code
 
 
@@ -217,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--seat", action="append", default=[], metavar="NAME=SPEC",
         help="give the seat NAME (Ann, Bob, Cid, …) to SPEC: random, bot, human or provider:model; repeatable",
     )  # fmt: skip
+    p.add_argument("--human", metavar="NAME", help="play the seat NAME yourself (as --seat NAME=human); you see only that seat")
+    p.add_argument(
+        "--human-timeout", type=float, metavar="SECONDS", help="time for each of your decisions; then the default is played"
+    )
     p.add_argument("--reveal", action="store_true", help="also print private events: cards, night actions, checks, thoughts")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.add_argument("--transcripts", default="transcripts", metavar="DIR", help="transcript folder (default: transcripts)")
