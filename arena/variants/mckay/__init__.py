@@ -1,8 +1,8 @@
 """Joe McKay's small-table games, played as matches of scored hands (spec: rules/mckay.md).
 
 ``common`` holds what they share (the match, the deal with unpicked cards, the beat clock and
-round order, declarations and looks, end of hand, scenario hooks; its docstring documents the
-scenario extension), ``scoring`` every table as data, and one module per game.
+round order, declarations and looks, end of hand, scenario hooks), ``scoring`` every table as
+data, and there is one module per game. The scenario format: docs/scenarios.md.
 """
 
 from .duel import Duel

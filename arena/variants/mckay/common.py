@@ -27,13 +27,8 @@ Events added to the shared vocabulary: ``hand`` (all: number, of, beats, unpicke
 points, bonus, scores); the variants add ``handshake``, ``round``, ``card_placed``, ``kill``,
 ``judge_ruling`` and ``retracted``.
 
-Scenario format: instead of ``deal`` a McKay scenario gives
-``"hands": [{"deal": {seat: card}, "unpicked": [card at position 1, card at 2, ...]}, ...]`` and
-the match is exactly that many hands. The output adds ``scores`` and ``bonus`` (per player, at the
-end of the match) and ``hands``: per hand ``deaths`` (``[{player, by, cause}]`` in order),
-``points`` (that hand's), ``bonus`` and ``scores`` (after it), ``end`` (why it ended: ``kill``,
-``handshake``, ``time``, ``no_kill``, ``time_during_soliloquy``) and ``looks`` (``[{by, position,
-card}]``).
+Scenarios give ``hands`` (each hand's deal and unpicked cards) instead of ``deal`` and get
+``scores``, ``bonus`` and ``hands`` back: docs/scenarios.md, section "duel, duel3, trio".
 """
 
 from __future__ import annotations
@@ -80,6 +75,8 @@ class McKayGame(Game):
         *,
         hands: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
+        if hands is not None and (isinstance(hands, (str, Mapping)) or not isinstance(hands, Sequence)):
+            raise RulesError("hands must be a list of {deal, unpicked} objects, one per hand")
         self._script = None if hands is None else list(hands)
         if self._script is not None:
             options = self._match_of(options, len(self._script))
@@ -91,8 +88,8 @@ class McKayGame(Game):
         opts = cls._coerce_options(options)
         if hands < 1:
             raise RulesError("a match needs at least one hand")
-        if "hands" in opts.model_fields_set and opts.hands != hands:  # type: ignore[attr-defined]
-            raise RulesError(f"options.hands is {opts.hands} but {hands} hands are given")  # type: ignore[attr-defined]
+        if "hands" in opts.model_fields_set and opts.hands != hands:
+            raise RulesError(f"options.hands is {opts.hands} but {hands} hands are given")
         return opts.model_copy(update={"hands": hands})
 
     # ---- the deal -------------------------------------------------------------------------
@@ -221,12 +218,12 @@ class McKayGame(Game):
             action = answers.get(name)
             if action is None:
                 continue
-            if action.kind == "declare_cop":  # type: ignore[attr-defined]
-                if self.declare(name, action.position):  # type: ignore[attr-defined]
-                    looks.append((name, action.position))  # type: ignore[attr-defined]
-            elif action.kind == "peek":  # type: ignore[attr-defined]
-                self.public("peek", actor=name, position=action.position)  # type: ignore[attr-defined]
-                looks.append((name, action.position))  # type: ignore[attr-defined]
+            if action.kind == "declare_cop":
+                if self.declare(name, action.position):
+                    looks.append((name, action.position))
+            elif action.kind == "peek":
+                self.public("peek", actor=name, position=action.position)
+                looks.append((name, action.position))
         for name, position in looks:
             self.looks.append((name, position))
             seen = sum(1 for looker, _ in self.looks if looker == name)
@@ -280,7 +277,7 @@ class McKayGame(Game):
 
     def refusal(self, request: DecisionRequest, action: ActionBase) -> str | None:
         """The rule behind an answer this request does not allow; None leaves it to the engine."""
-        kind = action.kind  # type: ignore[attr-defined]
+        kind = action.kind
         if request.talk is None and (kind == "speak" or action.speech):
             reason = self.silence_reason(request)
             if reason is not None:

@@ -86,10 +86,10 @@ class Duel(McKayGame):
         self.resolve_looks(answers)
         for name in self.seats:
             action = answers.get(name)
-            if action is not None and action.kind == "handshake":  # type: ignore[attr-defined]
+            if action is not None and action.kind == "handshake":
                 self.offers[name] = self.beat
                 self.public("handshake", actor=name)
-        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]  # type: ignore[attr-defined]
+        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]
         dead_before = len(self.hand_deaths)
         self.resolve_kills(kills)
         if len(self.alive) <= 1:

@@ -129,7 +129,7 @@ class Trio(McKayGame):
         ]
 
     def _ask_soliloquy(self) -> list[DecisionRequest]:
-        killer, victim = self.call  # type: ignore[misc]
+        killer, victim = self.call
         return [
             self.request(
                 victim,
@@ -144,7 +144,7 @@ class Trio(McKayGame):
         ]
 
     def _ask_reply(self) -> list[DecisionRequest]:
-        killer, victim = self.call  # type: ignore[misc]
+        killer, victim = self.call
         return [
             self.request(
                 killer,
@@ -160,9 +160,9 @@ class Trio(McKayGame):
     def _move_cards(self, answers: dict[str, ActionBase]) -> None:
         for name in self.seats:
             action = answers.get(name)
-            if action is not None and action.kind == "place_card":  # type: ignore[attr-defined]
-                self.slots[name] = action.slot  # type: ignore[attr-defined]
-                self.public("card_placed", actor=name, slot=action.slot)  # type: ignore[attr-defined]
+            if action is not None and action.kind == "place_card":
+                self.slots[name] = action.slot
+                self.public("card_placed", actor=name, slot=action.slot)
 
     def _on_round1(self, answers: dict[str, ActionBase]) -> None:
         self.publish_speech(answers)
@@ -182,7 +182,7 @@ class Trio(McKayGame):
         self.publish_speech(answers)
         self.resolve_looks(answers)
         self._move_cards(answers)
-        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]  # type: ignore[attr-defined]
+        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]
         for killer, victim in kills:
             self.slots[killer] = victim
             self.public("kill", actor=killer, target=victim)
@@ -208,7 +208,7 @@ class Trio(McKayGame):
 
     def _on_judge(self, answers: dict[str, ActionBase]) -> None:
         judge = self.hand_deaths[0].player
-        first = answers[judge].first  # type: ignore[attr-defined]
+        first = answers[judge].first
         self.public("judge_ruling", actor=judge, first=first)
         (victim,) = (k for k in self.contest if k != first)
         self.contest = ()
@@ -216,14 +216,14 @@ class Trio(McKayGame):
         self._call_kill(first, victim)
 
     def _on_soliloquy(self, answers: dict[str, ActionBase]) -> None:
-        _, victim = self.call  # type: ignore[misc]
+        _, victim = self.call
         self.public("speech", actor=victim, kind="soliloquy", text=answers[victim].speech or "")
         self.phase = "soliloquy_reply"
 
     def _on_reply(self, answers: dict[str, ActionBase]) -> None:
-        killer, victim = self.call  # type: ignore[misc]
+        killer, victim = self.call
         self.call = None
-        if answers[killer].kind == "continue":  # type: ignore[attr-defined]
+        if answers[killer].kind == "continue":
             self.kill(victim, (killer,), KILL)
             self.end_hand("kill")
             return
