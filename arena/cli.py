@@ -121,7 +121,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write transcripts to {args.transcripts}: {exc.strerror or exc}") from None
     sink.append(writer)
     writer.track_usage(players)
-    if not args.quiet:
+    if human is not None and args.seed is None:  # the seed fixes the deal: a person learns it at the end
+        console.print(f"{variant.title}: {len(specs)} players; you are {human} (the seed is shown at the end)", highlight=False)
+    elif not args.quiet:
         console.print(f"{variant.title}: {len(specs)} players, seed {seed}", highlight=False)
     observers = [writer] if args.quiet else [writer, Printer(console, reveal=args.reveal)]
     if human is not None:  # the person's own screen is the only printer: it shows exactly their view
