@@ -47,6 +47,7 @@ PRIVATE_RULES: dict[str, Callable[[Game, Event, str], bool]] = {
     "rejected": _own,
     "speech": lambda g, e, p: e.data.get("kind") == "channel" and _mafia_only(g, e, p),
     "channel_result": _mafia_only,
+    "cop_look": _own,  # McKay: the card a declarer looked at, told to him alone
 }
 
 

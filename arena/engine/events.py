@@ -87,11 +87,11 @@ class View:
     of views is an audit of everything a player (and hence a prompt) can hold.
     """
 
-    __slots__ = ("_events", "_log", "_seen", "player", "role")
+    __slots__ = ("_events", "_log", "_role", "_seen", "player")
 
     def __init__(self, player: str, role: str, log: list[Event]) -> None:
         self.player = player
-        self.role = role
+        self._role = role
         self._log = log
         self._seen = 0
         self._events: list[Event] = []
@@ -106,6 +106,14 @@ class View:
             )
             self._seen = len(log)
         return self._events
+
+    @property
+    def role(self) -> str:
+        """The player's current card: the latest ``role`` event told to it (McKay deals every hand)."""
+        for event in reversed(self.events):
+            if event.type == "role" and event.to is not None:
+                return event.data["role"]
+        return self._role
 
     def since(self, index: int) -> list[Event]:
         """Events of this view from position ``index`` on (for incremental readers)."""
