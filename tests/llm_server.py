@@ -152,14 +152,15 @@ class FakeModelServer:
         self._lock = threading.Lock()
         self._seen: Counter[str] = Counter()
         self._recent: dict[str, list[str]] = {}
-        self._server: ThreadingHTTPServer | None = None
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests ever handled at once (concurrency limits)
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # ---- lifecycle --------------------------------------------------------------------------
     def __enter__(self) -> FakeModelServer:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", self.port), handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -195,7 +196,7 @@ class FakeModelServer:
         text = prompt_text(api, body)
         with self._lock:
             self._seen[digest] += 1
-            counter = len(self.log)
+            counter = int(digest[:8], 16) % 100_000 + self._seen[digest]  # not arrival order: replayable
             rng = random.Random(f"{self.seed}:{digest}:{self._seen[digest]}")
             fault = rng.choice(self.faults) if self.faults and rng.random() < self.fault_rate else None
             recent = list(self._recent.get(f"{api}:{player}", ()))
@@ -239,9 +240,8 @@ class FakeModelServer:
         """A JSON text answer to a response-format schema or to a schema quoted in the prompt."""
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
         schema = schema or ((body.get("output_config") or {}).get("format") or {}).get("schema")
-        if schema is None:
-            last = _text_of((body.get("messages") or [{}])[-1].get("content"))
-            quoted = FENCED.findall(last)
+        if schema is None:  # the newest schema quoted in the conversation (it is not repeated unchanged)
+            quoted = [q for m in body.get("messages", []) if m["role"] == "user" for q in FENCED.findall(_text_of(m["content"]))]
             schema = json.loads(quoted[-1]) if quoted else {"type": "object", "properties": {}}
         target = schema
         if "anyOf" in schema:  # json_text with several kinds: pick one
@@ -345,8 +345,16 @@ def _error(api: str, status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (it timed out on a hang fault) is expected: stay quiet."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body in one go: no 40 ms delayed-ACK stall
     fake: FakeModelServer
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
@@ -361,13 +369,19 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, {}, {"error": {"message": f"no route {self.path}"}})
             return
+        fake = self.fake
+        with fake._lock:
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
         try:
-            status, headers, payload, stall = self.fake.handle(api, raw)
+            status, headers, payload, stall = fake.handle(api, raw)
+            if stall:
+                time.sleep(stall)
         except (ValueError, KeyError) as exc:
-            self._send(400, {}, _error(api, 400, f"bad request: {exc}"))
-            return
-        if stall:
-            time.sleep(stall)
+            status, headers, payload = 400, {}, _error(api, 400, f"bad request: {exc}")
+        finally:
+            with fake._lock:
+                fake.in_flight -= 1
         self._send(status, headers, payload)
 
     def _send(self, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:

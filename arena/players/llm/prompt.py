@@ -13,6 +13,7 @@ hold nothing the player may not know. Other players' words are quoted as data be
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -72,9 +73,10 @@ def _action_summary(action: Any) -> str:
     return " ".join(parts)
 
 
-def make_env(directory: Path | None = None) -> jinja2.Environment:
+@functools.cache
+def _env_for(directory: str) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(directory or prompts_dir())),
+        loader=jinja2.FileSystemLoader(directory),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -83,6 +85,11 @@ def make_env(directory: Path | None = None) -> jinja2.Environment:
     )
     env.filters.update(quote=_quote, names=_names, summary=_action_summary, tojson_compact=_compact)
     return env
+
+
+def make_env(directory: Path | None = None) -> jinja2.Environment:
+    """The template environment of a prompts directory (one per process: templates compile once)."""
+    return _env_for(str(directory or prompts_dir()))
 
 
 def _compact(value: Any) -> str:
@@ -152,6 +159,9 @@ class Conversation:
         self.system: str | None = None
         self.messages: list[dict[str, str]] = []
         self.seen = 0  # events of the view already rendered
+        self.last_alive: list[str] | None = None  # repeated only when it changed
+        self.last_schema = ""
+        self.groups_seen: set[str] = set()  # a group's standing guidance is given once
 
     def _template(self, kind: str, name: str | None) -> jinja2.Template:
         candidates = [f"{kind}/{name}.j2"] if name else []
@@ -181,8 +191,13 @@ class Conversation:
             feedback_shown=shown,
             mode=self.mode,
             schema=schema_text,
+            schema_changed=schema_text != self.last_schema,
+            alive_changed=list(request.alive) != self.last_alive,
+            first_of_group=request.group not in self.groups_seen,
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
+        self.last_alive, self.last_schema = list(request.alive), schema_text
+        self.groups_seen.add(request.group)
         turn = {"role": "user", "content": _tidy(text)}
         self.messages.append(turn)
         return turn

@@ -107,7 +107,17 @@ class OpenAIBackend:
         return kwargs
 
     async def send(self, client: Any, kwargs: dict[str, Any]) -> Any:
-        return await client.chat.completions.create(**kwargs)
+        """Send the history through ``extra_body`` (documented to take precedence over arguments).
+
+        The SDK walks every message through its TypedDict transform on every call; with an
+        append-only history that is linear in the game so far (measured: 45 ms of CPU per call at
+        120 messages, versus 2 ms for the HTTP round trip on loopback). Our messages are plain
+        ``{"role", "content": str}`` JSON, which the transform leaves unchanged, so skipping it
+        sends the same bytes.
+        """
+        args = dict(kwargs)
+        messages = args.pop("messages")
+        return await client.chat.completions.create(messages=[], extra_body={"messages": messages}, **args)
 
     def extract(self, response: Any) -> Reply:
         usage = openai_usage(response.usage) if getattr(response, "usage", None) else {}
