@@ -44,8 +44,9 @@ class ReplayResult:
     identical: int  # leading events that are identical
     recorded: int
     replayed: int
-    complete: bool  # the transcript has a summary (the game ran to its end)
+    complete: bool  # the game ran to its end
     difference: str | None = None
+    aborted: str | None = None  # why a stopped game was stopped (None: finished, or crashed)
 
     def message(self) -> str:
         if not self.ok:
@@ -53,7 +54,7 @@ class ReplayResult:
         text = f"replay OK: {self.identical} events identical"
         if self.complete:
             return text
-        note = "aborted game: the transcript has no summary"
+        note = f"stopped game: {self.aborted}" if self.aborted else "crashed game: the transcript has no summary"
         if self.recorded > self.identical:
             note += f"; its last {self.recorded - self.identical} events, from an unfinished step, were not replayed"
         return f"{text} ({note})"
@@ -165,7 +166,7 @@ def compare(transcript: Transcript, game: Game, stopped: str | None = None) -> R
         if a != b:
             break
         same += 1
-    result = ReplayResult(True, same, len(recorded), len(replayed), transcript.complete)
+    result = ReplayResult(True, same, len(recorded), len(replayed), transcript.complete, aborted=transcript.aborted)
     unreachable_tail = not transcript.complete and stopped == OUT_OF_ANSWERS and same == len(replayed)
     if same < max(len(recorded), len(replayed)) and not unreachable_tail:
         a = recorded[same] if same < len(recorded) else None

@@ -107,7 +107,25 @@ def test_every_event_is_on_disk_before_a_crash(tmp_path: Path) -> None:
     assert not t.complete and len(t.events) > 20
     assert t.events == [normalise(e.to_dict()) for e in game.log]
     writer.close(game)
-    assert read_transcript(writer.path).summary is None
+    crashed = read_transcript(writer.path)
+    assert crashed.summary is None and not crashed.complete
+    assert replay(crashed).message().endswith("(crashed game: the transcript has no summary)")
+
+
+def test_a_stopped_game_is_marked_and_replays(tmp_path: Path) -> None:
+    classic = get_variant("classic")
+    seats = _seats(classic)
+    game = classic(seats, None, 11)
+    players = {n: RandomPlayer(n, 11) for n in seats}
+    players["Cid"] = StopAfter("Cid", 6)
+    writer = TranscriptWriter.create(tmp_path, game, dict.fromkeys(seats, "random"))
+    with pytest.raises(StopGame):
+        play(game, players, [writer])
+    writer.close(game, aborted="Cid quit")
+    t = read_transcript(writer.path)
+    assert t.aborted == "Cid quit" and not t.complete and t.summary is not None and not t.summary["finished"]
+    result = replay(t)
+    assert result.ok and result.message() == f"replay OK: {len(game.log)} events identical (stopped game: Cid quit)"
 
 
 def test_close_writes_the_rejections_of_an_unfinished_batch(tmp_path: Path) -> None:
