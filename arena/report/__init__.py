@@ -1,0 +1,52 @@
+"""Reading games: HTML reports (one game, or an index over a folder) and the terminal viewer.
+
+``arena report`` and ``arena show`` call :func:`report` and :func:`arena.report.show.show`; both
+read a transcript through :mod:`arena.report.story`. Errors a user can fix (a missing file, a
+corrupt transcript, an unknown seat) are :class:`ReportError` / ``ShowError`` with one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.report.folder import ReportError, report_folder
+from arena.report.html import render_game
+from arena.transcript import TranscriptError, read_transcript
+
+__all__ = ["ReportError", "report"]
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def report(path: Path, out: Path | None = None) -> str:
+    """Write the report of a transcript (one page) or of a folder of them (index + pages); returns a line to print."""
+    if path.is_dir():
+        index, games, skipped = report_folder(path, out or path / "report")
+        line = f"{index} ({games} game{'s' if games != 1 else ''}"
+        return line + (f"; {len(skipped)} unreadable file(s) listed on the index)" if skipped else ")")
+    if not path.exists():
+        raise ReportError(f"{path}: no such file or folder")
+    if _is_sqlite(path):
+        raise ReportError(
+            f"{path}: a database; reports on tournament databases are not supported yet: "
+            "run arena report on the folder of its transcripts"
+        )
+    try:
+        transcript = read_transcript(path)
+    except TranscriptError as exc:
+        raise ReportError(str(exc)) from None
+    target = out or path.with_suffix(".html")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render_game(transcript), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return str(target)

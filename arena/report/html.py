@@ -1,0 +1,66 @@
+"""HTML reports: one self-contained page per game, and an index page over many games.
+
+Pages are rendered from jinja2 templates (``templates/``) with the CSS and the script inline, so
+a report is one file that opens anywhere, offline, with nothing fetched from a network.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+import arena
+from arena.report.story import Story, build_story
+from arena.transcript import Transcript
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@cache
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,  # speeches and thoughts are players' words: never markup
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+        keep_trailing_newline=True,
+    )
+
+
+def _title(variant: str) -> str:
+    from arena.variants import VARIANTS
+
+    cls = VARIANTS.get(variant)
+    return cls.title if cls is not None and cls.title else variant
+
+
+def render_story(story: Story, *, source: str = "", index_link: str = "") -> str:
+    """The game page for an already built story."""
+    return (
+        environment()
+        .get_template("game.html.j2")
+        .render(
+            story=story,
+            title=_title(story.variant),
+            source=source,
+            index_link=index_link,
+            version=arena.__version__,
+        )
+    )
+
+
+def render_game(transcript: Transcript, *, index_link: str = "") -> str:
+    """The game page of one transcript."""
+    return render_story(build_story(transcript), source=transcript.path.name, index_link=index_link)
+
+
+def render_index(title: str, games: list[dict[str, Any]], stats: dict[str, Any], skipped: list[str]) -> str:
+    """The index page over many games (see :mod:`arena.report.folder`)."""
+    return (
+        environment()
+        .get_template("index.html.j2")
+        .render(title=title, games=games, stats=stats, skipped=skipped, version=arena.__version__)
+    )
