@@ -226,6 +226,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- report, show -------------------------------------------------------------------------------
+def cmd_report(args: argparse.Namespace) -> int:
+    from arena.report import ReportError, report
+
+    try:
+        print(report(Path(args.path), Path(args.output) if args.output else None))
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from arena.report.show import ShowError, show
+    from arena.transcript import TranscriptError, read_transcript
+
+    try:
+        show(read_transcript(args.file), Console(), args.as_name)
+    except (TranscriptError, ShowError) as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
 # ---- the parser ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arena", description="Mafia arena: language models, bots and people play Mafia.")
@@ -268,6 +290,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("report", help="write a readable HTML report of a transcript, or of a folder of them")
+    p.add_argument("path", help="transcript (.jsonl), or a folder of transcripts (index page + one page per game)")
+    p.add_argument(
+        "-o", "--output", metavar="OUT", help="output file (default: the transcript's, .html) or folder (default: PATH/report)"
+    )
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("show", help="tell a transcript in the terminal, everything or as one player saw it")
+    p.add_argument("file", help="transcript (.jsonl)")
+    p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
+    p.set_defaults(func=cmd_show)
     return parser
 
 
