@@ -122,14 +122,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     sink.append(writer)
     writer.track_usage(players)
     if human is not None and args.seed is None:  # the seed fixes the deal: a person learns it at the end
-        console.print(f"{variant.title}: {len(specs)} players; you are {human} (the seed is shown at the end)", highlight=False)
+        intro = f"{variant.title}: {len(specs)} players; you are {human} (the seed is shown at the end)"
+        console.print(intro, highlight=False, soft_wrap=True)
     elif not args.quiet:
-        console.print(f"{variant.title}: {len(specs)} players, seed {seed}", highlight=False)
+        console.print(f"{variant.title}: {len(specs)} players, seed {seed}", highlight=False, soft_wrap=True)
     observers = [writer] if args.quiet else [writer, Printer(console, reveal=args.reveal)]
     if human is not None:  # the person's own screen is the only printer: it shows exactly their view
         observers = [writer, players[human]]
         if args.reveal:
-            console.print(f"--reveal is ignored: {human} is played by a person, who sees only that seat.", highlight=False)
+            notice = f"--reveal is ignored: {human} is played by a person, who sees only that seat."
+            console.print(notice, highlight=False, soft_wrap=True)
     code = 0
     aborted = None
     try:
