@@ -1,0 +1,86 @@
+"""The belief probe: once per day, every living seat says how likely each other player is mafia.
+
+An orchestrator observer, not an engine action, so the game is the same with or without it:
+at each ``day`` event it asks each living seat's player — a model seat through
+:func:`arena.players.llm.beliefs.belief_question` (a snapshot of its prompt, sent concurrently
+while the game goes on), a bot from its own suspicion model on a fresh copy of its memory — and
+keeps the answers as :class:`~arena.tournament.metrics.Belief` records for the database.
+``random`` seats are not asked. McKay's games have hands, not days, and are not probed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.engine import Game, View
+from arena.players.base import SyncPlayer
+
+from .metrics import Belief
+
+
+def bot_beliefs(name: str, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
+    """A bot's answer: its suspicion of each candidate through a logistic around the base rate.
+
+    The memory is rebuilt from the view, so the playing bot's own memory is never touched. A
+    mafia bot knows its partners (1) and everyone else (0).
+    """
+    from arena.players.bot.memory import Memory
+
+    memory = Memory(name, seats)
+    memory.update(view)
+    if memory.is_mafia:
+        return {c: 1.0 if c in memory.partners else 0.0 for c in candidates}
+    memory.refresh()
+    base = math.log(prior / (1 - prior)) if 0 < prior < 1 else 0.0
+    return {c: round(1 / (1 + math.exp(-(base + memory.suspicion(c)))), 4) for c in candidates}
+
+
+class BeliefProbe:
+    """Pass in ``observers``; after the game, ``await probe.wait()`` and read ``probe.records``."""
+
+    def __init__(self, game: Game, players: Mapping[str, Any]) -> None:
+        self.players = players
+        self.records: list[Belief] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.seen = 0
+        mafia = sum(1 for s in game.seats if game.team(s) != "town")
+        self.prior = mafia / max(len(game.seats) - 1, 1)
+
+    def __call__(self, game: Game) -> None:
+        log = game.log
+        for event in log[self.seen :]:
+            if event.type == "day":
+                alive = event.data.get("alive") or list(game.alive)
+                self._probe(game, event.day, list(alive))
+        self.seen = len(log)
+
+    def _probe(self, game: Game, day: int, alive: list[str]) -> None:
+        for seat in alive:
+            player = self.players.get(seat)
+            candidates = [c for c in alive if c != seat]
+            if player is None or not candidates:
+                continue
+            if getattr(player, "spec", None) == "bot":
+                answer = bot_beliefs(seat, game.view(seat), game.seats, candidates, self.prior)
+                self._keep(seat, day, answer)
+            elif not isinstance(player, SyncPlayer) and hasattr(player, "conversation"):
+                from arena.players.llm.beliefs import belief_question
+
+                question = belief_question(player, game.view(seat), game.seats, candidates, day=day)
+                self.tasks.append(asyncio.get_running_loop().create_task(self._ask(seat, day, question)))
+
+    async def _ask(self, seat: str, day: int, question: Any) -> None:
+        answer = await question.ask()
+        if answer:
+            self._keep(seat, day, answer)
+
+    def _keep(self, seat: str, day: int, answer: Mapping[str, float]) -> None:
+        self.records.extend(Belief(seat, day, target, float(p)) for target, p in answer.items())
+
+    async def wait(self) -> None:
+        """Let every question still in flight finish (a failed one is simply not recorded)."""
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)

@@ -1,0 +1,117 @@
+"""The ``arena tournament``, ``arena leaderboard`` and ``arena balance`` subcommands.
+
+They live here and are added to the ``arena`` parser by :func:`add_commands`, so the shared
+``arena/cli.py`` only calls one function. Bad input is one line and exit code 2, as everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _cli_error(message: str) -> Exception:
+    from arena.cli import CliError
+
+    return CliError(message)
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from .config import load_tournament
+    from .db import DatabaseError
+    from .runner import run_tournament
+
+    config = load_tournament(args.config)
+    if args.db:
+        config.database = Path(args.db)
+    if args.transcripts:
+        config.transcripts = Path(args.transcripts)
+
+    def echo(line: str) -> None:
+        if not args.quiet:
+            print(line, flush=True)
+
+    try:
+        report = asyncio.run(run_tournament(config, echo))
+    except DatabaseError as exc:
+        raise _cli_error(str(exc)) from None
+    except KeyboardInterrupt:
+        print("interrupted: finished games are in the database; run the same command to go on", file=sys.stderr)
+        return 130
+    print("\n".join(report.lines(config)))
+    if not args.quiet and report.played + report.skipped:
+        print(f"next: arena leaderboard {config.database}")
+    return 1 if report.failed else 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .db import Database, DatabaseError
+    from .leaderboard import build_report, default_output_dir, print_report, write_outputs
+
+    path = Path(args.db)
+    try:
+        with Database(path, create=False) as db:
+            report = build_report(db, seed=args.seed)
+    except DatabaseError as exc:
+        raise _cli_error(str(exc)) from None
+    if not report.total_games:
+        raise _cli_error(f"{path}: no finished game yet")
+    console = Console()
+    if not console.is_terminal:  # piped or redirected: wide enough that intervals are not wrapped
+        console = Console(width=200)
+    print_report(report, console)
+    out = Path(args.out) if args.out else default_output_dir(path)
+    try:
+        written = write_outputs(report, out, str(path))
+    except OSError as exc:
+        raise _cli_error(f"cannot write to {out}: {exc.strerror or exc}") from None
+    print("wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def cmd_balance(args: argparse.Namespace) -> int:
+    from arena.cli import _variant
+    from arena.config import load_config
+
+    from .balance import BalanceError, balance, parse_sizes
+
+    cls = _variant(args.variant)
+    config = load_config(cls, args.config)
+    try:
+        sizes = parse_sizes(args.players, cls)
+        result = balance(cls, sizes, args.games, options=config.options, seats=args.seats, workers=args.workers, seed=args.seed)
+    except BalanceError as exc:
+        raise _cli_error(str(exc)) from None
+    print("\n".join(result.lines()))
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """Register the three subcommands on the ``arena`` parser's subparsers."""
+    p = sub.add_parser("tournament", help="play a tournament (balanced, resumable; results in SQLite)")
+    p.add_argument("config", help="tournament TOML (see docs/tournaments.md and configs/tournaments/)")
+    p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else tournaments/NAME.sqlite)")
+    p.add_argument("--transcripts", metavar="DIR", help="transcript folder (default: the config's, else transcripts/NAME)")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("leaderboard", help="print a tournament's leaderboard; write Markdown, CSV and plots")
+    p.add_argument("db", help="tournament database (.sqlite)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: next to the database, NAME-leaderboard)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("balance", help="town win rate per table size over many bot games, in parallel processes")
+    p.add_argument("variant", help="variant id (a team variant)")
+    p.add_argument("--players", metavar="SIZES", help="sizes: 9, 7-14 or 7,9,11 (default: the variant's default)")
+    p.add_argument("--games", type=int, default=1000, help="games per size (default 1000)")
+    p.add_argument("--seats", choices=("bot", "random"), default="bot", help="who plays every seat (default bot)")
+    p.add_argument("--workers", type=int, help="processes (default: one per core)")
+    p.add_argument("--seed", type=int, default=0, help="seed of each size's first game (default 0)")
+    p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
+    p.set_defaults(func=cmd_balance)

@@ -1,0 +1,274 @@
+"""Runs a tournament: the design's games, concurrently, resumably, under a cost cap.
+
+Games run on one event loop, at most ``concurrency`` at a time (a pool of workers taking the
+design's games in order). A game whose seats are all built-in bots runs on the orchestrator's
+synchronous fast path in a worker thread, so it never blocks the model games' calls.
+
+- **Resumable.** Every finished key in the database is skipped; a key recorded with a different
+  setup (seed, options, model specs) stops the run with one line instead of mixing two designs.
+- **Lossless.** The transcript is flushed event by event; a game's rows are committed in one
+  transaction when it ends (after its transcript's summary is on disk). A ``kill -9`` loses at most
+  the games in flight, whose partial transcripts stay listed in ``attempts``.
+- **Cost cap.** Before a game starts, the accounted cost — finished games in the database plus
+  what the model seats of the games in flight have spent so far — is compared with ``cost_cap``;
+  once reached, no new game starts (the games in flight finish).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.config import ConfigError
+from arena.engine import Game
+from arena.orchestrator import run, run_sync
+from arena.players.base import SyncPlayer
+from arena.transcript import TranscriptWriter, read_transcript, utc_now
+
+from .beliefs import BeliefProbe
+from .config import ModelEntry, TournamentConfig
+from .db import Database, DatabaseError, GameRecord
+from .design import GameSpec, build_design, deals_per_hand
+from .metrics import MATCH, transcript_stats
+
+BUILTIN_KINDS = ("bot", "random")
+
+
+@dataclass(slots=True)
+class RunReport:
+    planned: int
+    skipped: int = 0
+    played: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    not_started: int = 0
+    cost: float = 0.0  # accounted cost of the whole database after the run
+    cap_reached: bool = False
+    seconds: float = 0.0
+
+    def lines(self, config: TournamentConfig) -> list[str]:
+        out = [
+            f"{config.name}: {self.played} games played, {self.skipped} already finished, "
+            f"{len(self.failed)} failed, {self.not_started} not started ({self.planned} in the design), {self.seconds:.1f} s",
+            f"accounted cost: ${self.cost:.4f}" + (f" of the ${config.cost_cap:.2f} cap" if config.cost_cap is not None else ""),
+        ]
+        if self.cap_reached:
+            out.append("cost cap reached: no new game was started; raise cost_cap and run the same command to go on")
+        for key, error in self.failed[:5]:
+            out.append(f"failed: {key}: {error}")
+        out.append(f"database: {config.database}; transcripts: {config.transcripts}")
+        return out
+
+
+def check_models(config: TournamentConfig) -> None:
+    """Build one player per model now, so a bad spec, profile or missing key is one line up front."""
+    from arena.players.registry import SpecError, make_player
+
+    for model in config.models:
+        if model.spec in BUILTIN_KINDS and model.settings:
+            raise ConfigError(
+                f"config error: {config.path or 'tournament'}: models.{model.name}: settings apply to model seats only"
+            )
+        try:
+            if model.spec in BUILTIN_KINDS:
+                make_player(model.spec, "check", 0)
+            else:
+                make_player(model.spec, "check", 0, **model.settings)
+        except (SpecError, ValueError, ImportError) as exc:
+            raise ConfigError(f"config error: {config.path or 'tournament'}: models.{model.name}: {exc}") from None
+
+
+def transcript_path(directory: Path, key: str) -> Path:
+    """``DIR/<key with / as _>.jsonl``; a game played again after an abort gets ``-2``, ``-3`` …"""
+    stem = key.replace("/", "_")
+    path = directory / f"{stem}.jsonl"
+    n = 1
+    while path.exists():
+        n += 1
+        path = directory / f"{stem}-{n}.jsonl"
+    return path
+
+
+class _UntilProbed:
+    """Forwards every notification to the transcript writer except the one after the game's end,
+    which the runner sends once the belief questions in flight are answered: their call lines must
+    come before the summary."""
+
+    def __init__(self, writer: TranscriptWriter) -> None:
+        self.writer = writer
+
+    def __call__(self, game: Game) -> None:
+        if not game.finished:
+            self.writer(game)
+
+
+class Runner:
+    """One run of a tournament over its database (see the module docstring)."""
+
+    def __init__(self, config: TournamentConfig, db: Database, echo: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.db = db
+        self.echo = echo or (lambda line: None)
+        self.live: dict[str, dict[str, Any]] = {}  # key -> players of a game in flight
+        self.spent = 0.0  # finished games' cost (database + this run)
+        self.cap_reached = False
+
+    def live_cost(self) -> float:
+        return sum(float(getattr(getattr(p, "usage", None), "cost", 0.0)) for ps in self.live.values() for p in ps.values())
+
+    def pending(self, design: list[GameSpec]) -> list[GameSpec]:
+        """The design's games not in the database yet (a changed setup for a finished key is an error)."""
+        done = self.db.fingerprints()
+        todo = []
+        for spec in design:
+            seen = done.get(spec.key)
+            if seen is None:
+                todo.append(spec)
+            elif seen != spec.fingerprint():
+                raise DatabaseError(
+                    f"{self.db.path}: game {spec.key} was played with another setup (seed, options or model spec "
+                    "changed); use a new database for the new setup"
+                )
+        return todo
+
+    async def run(self) -> RunReport:
+        config = self.config
+        started = time.perf_counter()
+        design = build_design(config)
+        todo = self.pending(design)
+        report = RunReport(planned=len(design), skipped=len(design) - len(todo))
+        self.db.set_meta({"name": config.name, "config": str(config.path or ""), "seed": str(config.seed)})
+        self.spent = self.db.total_cost()
+        queue = deque(todo)
+        total = len(design)
+
+        async def worker() -> None:
+            while queue:
+                if config.cost_cap is not None and self.spent + self.live_cost() >= config.cost_cap:
+                    self.cap_reached = True
+                    return
+                spec = queue.popleft()
+                ok, text = await self.play(spec)
+                if ok:
+                    report.played += 1
+                else:
+                    report.failed.append((spec.key, text))
+                done = report.skipped + report.played + len(report.failed)
+                self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
+
+        try:
+            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)) or 1)))
+        finally:
+            if "arena.players.llm" in sys.modules:
+                from arena.players.llm import close_clients
+
+                await close_clients()
+        report.not_started = len(queue)
+        report.cap_reached = self.cap_reached
+        report.cost = self.db.total_cost()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _player(self, model: ModelEntry, seat: str, game: Game, writer: TranscriptWriter) -> Any:
+        from arena.players.registry import make_player
+
+        if model.spec in BUILTIN_KINDS:
+            return make_player(model.spec, seat, game.seed)
+        options = game.options.model_dump(mode="json")
+        return make_player(
+            model.spec, seat, game.seed, variant=game.name, options=options, recorder=writer.recorder(seat), **model.settings
+        )
+
+    async def play(self, spec: GameSpec) -> tuple[bool, str]:
+        """Play one game and record it: (True, a one-line result) or (False, why it failed)."""
+        config = self.config
+        game = spec.make_game()
+        models = spec.assignment(game)
+        sides = spec.sides(game)
+        seat_specs = {seat: models[seat].spec for seat in game.seats}
+        writer = TranscriptWriter(transcript_path(config.transcripts, spec.key), game, seat_specs)
+        begun = writer.started.isoformat(timespec="seconds")
+        attempt = self.db.start_attempt(spec.key, str(writer.path), begun)
+        clock = time.perf_counter()
+        probe: BeliefProbe | None = None
+        try:
+            players = {seat: self._player(models[seat], seat, game, writer) for seat in game.seats}
+            writer.track_usage(players)
+            self.live[spec.key] = players
+            if config.beliefs and not deals_per_hand(spec.variant):
+                probe = BeliefProbe(game, players)
+            observers: list[Any] = [_UntilProbed(writer)] + ([probe] if probe is not None else [])
+            if all(isinstance(p, SyncPlayer) for p in players.values()):
+                await asyncio.to_thread(run_sync, game, players, observers)
+            else:
+                await run(game, players, observers, decision_timeout=config.decision_timeout)
+            if probe is not None:
+                await probe.wait()
+            writer(game)
+        except Exception as exc:  # a broken game is reported; the tournament goes on
+            self.live.pop(spec.key, None)
+            writer.close(game)
+            error = f"{type(exc).__name__}: {exc}"
+            self.db.fail_attempt(attempt, error)
+            return False, error
+        writer.close(game)
+        self.live.pop(spec.key, None)
+        seconds = time.perf_counter() - clock
+        transcript = read_transcript(writer.path)
+        beliefs = probe.records if probe is not None else []
+        stats = transcript_stats(transcript, beliefs)
+        summary = transcript.summary or {}
+        usage = summary.get("usage") or {}
+        per_player = summary.get("per_player") or {}
+        result = {(s.seat): s.num for s in stats if s.metric == "win"}
+        cost = sum(float(u.get("cost", 0.0)) for u in usage.values())
+        mckay = deals_per_hand(spec.variant)
+        record = GameRecord(
+            game={
+                "key": spec.key, "variant": spec.variant.name, "players": spec.players, "round": spec.round,
+                "seed": spec.seed, "pairing": spec.pairing, "first": spec.first.name, "second": spec.second.name,
+                "fingerprint": spec.fingerprint(), "winner": game.winner, "reason": game.end_reason, "days": game.day,
+                "events": len(game.log), "cost": cost, "seconds": round(seconds, 3), "transcript": str(writer.path),
+                "started": begun, "ended": utc_now().isoformat(timespec="seconds"),
+            },
+            players=[
+                {
+                    "game": spec.key, "seat": seat, "model": models[seat].name, "spec": models[seat].spec,
+                    "role": MATCH if mckay else game.role_of[seat], "team": "-" if mckay else game.team(seat),
+                    "side": sides[seat], "result": result.get(seat, 0.0), "alive": int(game.is_alive(seat)),
+                    "decisions": (per_player.get(seat) or {}).get("decisions", 0),
+                    "forfeits": (per_player.get(seat) or {}).get("forfeits", 0),
+                    "rejections": (per_player.get(seat) or {}).get("rejections", 0),
+                    "calls": (usage.get(seat) or {}).get("calls", 0),
+                    "input_tokens": (usage.get(seat) or {}).get("input_tokens", 0),
+                    "output_tokens": (usage.get(seat) or {}).get("output_tokens", 0),
+                    "cost": float((usage.get(seat) or {}).get("cost", 0.0)),
+                }
+                for seat in game.seats
+            ],
+            stats=stats,
+            beliefs=[(b, game.team(b.target) != "town") for b in beliefs],
+        )  # fmt: skip
+        self.db.record(record)
+        self.spent += cost
+        winner = game.winner or "nobody"
+        return True, (
+            f"{spec.first.name} ({'mafia side' if not mckay else 'side A'}) vs {spec.second.name}: "
+            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}"
+        )
+
+
+async def run_tournament(config: TournamentConfig, echo: Callable[[str], None] | None = None) -> RunReport:
+    """Check the models, open the database and play every game not played yet."""
+    check_models(config)
+    try:
+        config.transcripts.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write transcripts to {config.transcripts}: {exc.strerror or exc}") from None
+    with Database(config.database) as db:
+        return await Runner(config, db, echo).run()
