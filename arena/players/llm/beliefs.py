@@ -1,0 +1,142 @@
+"""Belief probes: ask a model seat, outside the game, how likely each other player is on the mafia side.
+
+A probe belongs to whoever runs the game (a tournament), not to the engine: it is not an action,
+nothing of it reaches the event log or another player, and it never touches the player's own
+conversation. :func:`belief_question` takes a snapshot at once — the player's system prompt and
+messages so far, plus the events of its view not yet rendered and one question — so the player's
+later prompts are exactly what they would have been without the probe (same prefix cache too),
+and the snapshot stays right even while the game goes on. ``await question.ask()`` sends it; the
+call's usage and cost go into the player's totals and its recorder gets a ``belief_call`` record.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from arena.engine import View
+
+from .player import LLMPlayer, TransportGaveUp, _json_from_text
+from .prompt import NO_ANSWER, _tidy, event_context
+from .schema import KindSchemas
+
+KIND = "beliefs"
+QUESTION = (
+    "Moderator's private question (it changes nothing in the game, and nobody else sees it or your answer): "
+    "for each other living player, how likely is it, in percent (0-100), that they are on the mafia side "
+    "(the mafia, or any other side against the town)? If you are on that side yourself, answer with what "
+    "you know."
+)
+
+
+def belief_schema(candidates: Sequence[str]) -> dict[str, Any]:
+    """The answer's JSON schema: one integer percentage per candidate."""
+    return {
+        "type": "object",
+        "title": KIND,
+        "description": "Your probability, in percent, that each player is on the mafia side.",
+        "properties": {
+            "kind": {"const": KIND, "type": "string"},
+            "percent": {
+                "type": "object",
+                "description": "Player name -> percent (0-100).",
+                "properties": {name: {"type": "integer", "minimum": 0, "maximum": 100} for name in candidates},
+                "required": list(candidates),
+                "additionalProperties": False,
+            },
+        },
+        "required": ["kind", "percent"],
+        "additionalProperties": False,
+    }
+
+
+class BeliefQuestion:
+    """One player's snapshot and question; :meth:`ask` returns ``{name: probability}`` or None."""
+
+    def __init__(self, player: LLMPlayer, view: View, seats: Sequence[str], candidates: Sequence[str], day: int) -> None:
+        self.player = player
+        self.candidates = [c for c in candidates if c != player.name]
+        self.day = day
+        conv = copy.copy(player.conversation)
+        conv.messages = [dict(m) for m in player.conversation.messages]
+        if conv.system is None:
+            conv.start(SimpleNamespace(seats=tuple(seats)))  # type: ignore[arg-type]  # start() reads .seats only
+        if conv.messages and conv.messages[-1]["role"] == "user":
+            conv.messages.append({"role": "assistant", "content": NO_ANSWER})
+        events = [event_context(e, player.name) for e in view.since(player.conversation.seen)]
+        observed = conv.env.get_template("blocks/observations.j2").render(events=events, me=player.name)
+        self.schemas = KindSchemas(belief_schema(self.candidates), player.profile.strict_schema)
+        text = f"{observed}\n\n{QUESTION}\nPlayers: {', '.join(self.candidates)}."
+        if player.profile.structured == "tools":
+            text += f"\nCall the `{KIND}` tool."
+        elif player.profile.structured == "json_text":
+            schema = json.dumps(self.schemas.union(), ensure_ascii=False, indent=1)
+            text += f"\nAnswer with only one JSON object matching this JSON schema:\n```json\n{schema}\n```"
+        conv.messages.append({"role": "user", "content": _tidy(text)})
+        structured = player.backend.structured(self.schemas)
+        self.kwargs = player.backend.build(conv.system or "", conv.messages, structured, player.cache_key)
+
+    async def ask(self) -> dict[str, float] | None:
+        """Send the question; None when the model could not be reached or gave no usable answer."""
+        player = self.player
+        record: dict[str, Any] = {
+            "type": "belief_call", "player": player.name, "provider": player.profile.provider,
+            "model": player.profile.model, "day": self.day, "candidates": self.candidates,
+        }  # fmt: skip
+        retries: list[dict[str, Any]] = []
+        record["retries"] = retries
+        started = time.perf_counter()
+        try:
+            response = await player._send(self.kwargs, retries)
+        except TransportGaveUp as exc:
+            record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=str(exc))
+            player._emit(record)
+            return None
+        latency = time.perf_counter() - started
+        reply = player.backend.extract(response)
+        cost = player.profile.cost(reply.usage)
+        player.usage.add(reply.usage, cost)
+        player.usage.latency += latency
+        beliefs = self._parse(reply)
+        record.update(
+            latency=round(latency, 3), raw=reply.raw, usage=reply.usage, cost=round(cost, 8),
+            outcome="ok" if beliefs else "malformed", beliefs=beliefs,
+        )  # fmt: skip
+        player._emit(record)
+        return beliefs or None
+
+    def _parse(self, reply: Any) -> dict[str, float]:
+        data: Any = reply.arguments
+        if data is None:
+            try:
+                data = json.loads(reply.raw) if reply.tool else _json_from_text(reply.raw)
+            except ValueError:
+                return {}
+        if not reply.tool:
+            data = self.schemas.unwrap(data)
+        data = self.schemas.decode(reply.tool or KIND, data)
+        percent = data.get("percent") if isinstance(data, dict) else None
+        if not isinstance(percent, dict):
+            return {}
+        out = {}
+        for name in self.candidates:
+            value = percent.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[name] = min(max(float(value), 0.0), 100.0) / 100.0
+        return out
+
+
+def belief_question(
+    player: LLMPlayer, view: View, seats: Sequence[str], candidates: Sequence[str], *, day: int
+) -> BeliefQuestion:
+    """Snapshot ``player``'s prompt now (synchronously) and prepare the belief question.
+
+    ``seats`` are the table's seat names (for a player not asked anything yet, whose system prompt
+    is rendered here); ``candidates`` the players to give a probability for (the player itself is
+    left out).
+    """
+    return BeliefQuestion(player, view, seats, candidates, day)
