@@ -304,6 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="transcript (.jsonl)")
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
     p.set_defaults(func=cmd_show)
+
+    from arena.tournament.cli import add_commands  # tournament, leaderboard, balance
+
+    add_commands(sub)
     return parser
 
 
