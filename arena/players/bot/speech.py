@@ -108,18 +108,29 @@ def claim_text(rng: random.Random, role: str, checks: Mapping[str, str], latest:
     return head
 
 
-def accuse_text(rng: random.Random, target: str, reasons: Sequence[tuple]) -> str:
+def accuse_text(rng: random.Random, target: str, reasons: Sequence[tuple], seconded: Sequence[str] = ()) -> str:
+    """An accusation with its reasons; ``seconded`` names those who accused ``target`` before today."""
     said = [reason_text(rng, r) for r in reasons]
     said = [s for s in said if s]
     if said:
         lead = pick(rng, (f"I accuse {target}.", f"{target}, I'm calling you out.", f"My vote is on {target}."))
         return lead + " " + " ".join(said)
+    if seconded:
+        who = join_names(list(seconded)[:2])
+        return pick(
+            rng,
+            (
+                f"I'm with {who}: {target}.",
+                f"{who} made a point. I accuse {target} too.",
+                f"Let's settle it on {target}.",
+            ),
+        )
     return pick(
         rng,
         (
             f"Nobody has much yet, so I'll start: I accuse {target}.",
             f"Let's see how people vote. I accuse {target}.",
-            f"{target} has been too quiet. I accuse {target}.",
+            f"Somebody has to go first: {target}.",
             f"Gut feeling: {target}. I accuse.",
         ),
     )

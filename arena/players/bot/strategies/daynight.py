@@ -37,13 +37,17 @@ class DayNightStrategy(Strategy):
     #: weight of today's accusations by trusted players when a town bot picks whom to accuse
     herd: ClassVar[float] = 0.0
     #: an investigator comes out at this many living players, whatever it found
-    claim_when_alive: ClassVar[int] = 5
+    claim_when_alive: ClassVar[int] = 7
     #: chance per day that the designated mafia bot fakes the investigator with nobody claimed yet
     fake_claim_chance: ClassVar[float] = 0.2
     #: an execution vote passes for a town bot if the accused is this close to its top suspect
     execute_margin: ClassVar[float] = 0.6
     #: a charge vote passes for a town bot if the accused is this close to the mean suspicion
-    charge_margin: ClassVar[float] = 0.25
+    charge_margin: ClassVar[float] = 0.0
+    #: how much more readily a mafia bot votes out a townsperson than the town itself would
+    mafia_lean: ClassVar[float] = 0.0
+    #: how much a mafia bot shies away from shooting a player its partners publicly pushed
+    exposure_weight: ClassVar[float] = 1.0
 
     HANDLERS: ClassVar[dict[str, str]] = {
         "discussion": "discuss",
@@ -266,7 +270,9 @@ class DayNightStrategy(Strategy):
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
         if not must and not self.wants_to_accuse(req, top):
             return None, say.idle_text(self.rng, target if top > 0.5 else None), thought + " Waiting."
-        return target, say.accuse_text(self.rng, target, mem.reasons(target)), thought + f" Accusing {target}."
+        seconded = sorted(mem.accusers_today.get(target, set()) - {mem.me}, key=mem.seat_index.__getitem__)
+        text = say.accuse_text(self.rng, target, mem.reasons(target), seconded)
+        return target, text, thought + f" Accusing {target}."
 
     def mafia_target(self, pool) -> str | None:
         """The town player a mafia bot pushes today: whoever accuses an endangered partner,
@@ -291,7 +297,8 @@ class DayNightStrategy(Strategy):
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
         if not must and not self.mafia_wants_to_accuse(req):
             return None, say.idle_text(self.rng, target), thought + " Quietly."
-        return target, say.accuse_text(self.rng, target, reasons), thought
+        seconded = sorted(mem.accusers_today.get(target, set()) - mem.partners, key=mem.seat_index.__getitem__)
+        return target, say.accuse_text(self.rng, target, reasons, seconded), thought
 
     def mafia_wants_to_accuse(self, req: DecisionRequest) -> bool:
         """Hook: does a mafia bot accuse on this discussion turn?"""
@@ -402,11 +409,16 @@ class DayNightStrategy(Strategy):
         if accused in mem.partners:
             # bus a doomed partner only when it buys credit for another living partner
             return self.doomed(accused, kind) and len(self.living_partners()) >= 2
+        # a townsperson: vote as the town would on what the town can know, to blend in; lean
+        # towards yes by ``mafia_lean`` (each townsperson gone is a step to a win)
+        pool = [n for n in mem.seats if n in mem.alive and not mem.confirmed_town(n)]
+        if mem.confirmed_town(accused):
+            return False
+        s = mem.suspicion(accused)
+        top, mean = self.top_and_mean(pool)
         if kind == "charge":
-            return True
-        # a townsperson: yes, unless the town clearly trusts him (a lone yes would stand out)
-        _, mean = self.top_and_mean(self.others())
-        return mem.suspicion(accused) >= mean - 1.0
+            return s >= mean - self.charge_margin - self.mafia_lean
+        return s >= top - self.execute_margin - self.mafia_lean or s >= 2.0
 
     def vote(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -425,10 +437,16 @@ class DayNightStrategy(Strategy):
 
     # ---- night ---------------------------------------------------------------------------------
     def danger_ranking(self, pool) -> list[str]:
-        """Town players from most to least dangerous to the mafia, from public facts only, so
-        that every partner computes the same list (seat order breaks ties)."""
+        """Town players from most to least worth shooting, from public facts only, so that
+        every partner computes the same list (seat order breaks ties).
+
+        Worth = danger (a claimed role, votes and accusations against partners, the town's
+        trust) minus exposure: how much a victim's death as a townsperson would incriminate the
+        partners who voted against or accused him.
+        """
         mem = self.mem
         partners = mem.partners
+        living = [p for p in partners if p in mem.alive]
         against: Counter[str] = Counter()
         for b in mem.ballots:
             if b.accused in partners:
@@ -438,8 +456,9 @@ class DayNightStrategy(Strategy):
                 against[accuser] += 1
         failed = mem.failed_targets[-1:] if mem.failed_targets else []
         sus = mem.suspicion
+        links = mem.links
 
-        def danger(name: str) -> float:
+        def worth(name: str) -> float:
             info = mem.claims.get(name)
             d = 0.0
             if info is not None and info.role in INVESTIGATORS:
@@ -448,10 +467,12 @@ class DayNightStrategy(Strategy):
                 d += 50.0
             if name in failed:
                 d -= 80.0  # protected last night: try someone else
-            return d + 0.5 * against[name] - sus(name)
+            row = links.get(name)
+            exposure = sum(max(0.0, -row.get(p, 0.0)) for p in living) if row else 0.0
+            return d + 0.5 * against[name] - sus(name) - self.exposure_weight * exposure
 
         index = mem.seat_index
-        return sorted((n for n in pool if n not in partners), key=lambda n: (-danger(n), index.get(n, 0)))
+        return sorted((n for n in pool if n not in partners), key=lambda n: (-worth(n), index.get(n, 0)))
 
     def shoot(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem

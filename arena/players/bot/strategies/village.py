@@ -3,7 +3,7 @@ the mafia agree on the night channel, the detective's hit is an arrest and the d
 
 Accusations decide who is tried, so town bots lean towards players already accused today by
 players they trust (``herd``). A detective's "mafia" is arrested at dawn anyway, so it comes out
-for its clears (to protect them), when on trial, when someone fakes its card, or late.
+with its first result: its clears protect townspeople, and a claimed detective draws the doctor.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from .daynight import DayNightStrategy
 class VillageStrategy(DayNightStrategy):
     variant: ClassVar[str] = "village"
     investigator: ClassVar[str] = "detective"
-    herd: ClassVar[float] = 0.5
+    herd: ClassVar[float] = 0.0
+    execute_margin: ClassVar[float] = 0.3
     fake_claim_chance: ClassVar[float] = 0.1
 
     def wants_to_accuse(self, req: DecisionRequest, top: float) -> bool:
@@ -28,8 +29,6 @@ class VillageStrategy(DayNightStrategy):
         return self.mem.team_known  # day 1: partners unknown, and nothing is tried anyway
 
     def should_claim(self, req: DecisionRequest) -> bool:
-        mem = self.mem
-        if super().should_claim(req):
-            return True
-        clears = sum(1 for t, r in mem.my_checks.items() if r == "not mafia" and t in mem.alive)
-        return not mem.my_claimed and clears >= 2 and mem.day >= 3
+        # every check is either an arrest (public anyway) or a clear worth spreading at once;
+        # a claimed detective draws the doctor's guard
+        return super().should_claim(req) or (bool(self.mem.my_checks) and not self.mem.my_claimed)
