@@ -88,6 +88,19 @@ def private_line(event: Event) -> str:
     return _WHO.sub("", _private(event) or event.type)
 
 
+#: names of one card across variants: a claim of any of them is true of the others
+ROLE_FAMILIES = (
+    frozenset(("citizen", "villager", "civilian", "townsperson", "townie", "town")),
+    frozenset(("inspector", "detective", "cop", "sheriff")),
+)
+
+
+def same_role(claimed: str, real: str) -> bool:
+    """Whether a claimed role names the real card ("detective" for an inspector is true)."""
+    a, b = claimed.strip().lower(), real.strip().lower()
+    return a == b or any(a in family and b in family for family in ROLE_FAMILIES)
+
+
 def audience_label(audience: str) -> str:
     """Who could see an event, in words: "Hal only", "mafia team", "moderator" ("" for everyone)."""
     if audience == PUBLIC:
@@ -145,7 +158,9 @@ class Usage:
 
     @property
     def failures(self) -> list[str]:
-        return [f"{c.outcome}: {c.error}" if c.error else c.outcome for c in self.calls if c.outcome != "ok"]
+        """Calls that brought no usable answer, counted by outcome ("malformed ×2")."""
+        counts = Counter(c.outcome for c in self.calls if c.outcome != "ok")
+        return [f"{outcome} ×{n}" for outcome, n in sorted(counts.items())]
 
     def text(self) -> str:
         """One line for a reader: "2 calls · 1,234 in (1,024 cached) · 56 out · $0.0012 · 1.4 s"."""
@@ -307,6 +322,11 @@ def _calls_by_decision(transcript: Transcript) -> dict[tuple[str, int], Usage]:
     return out
 
 
+def _clip(text: str, limit: int = 200) -> str:
+    """A raw answer can be a whole page of model output: its start is enough to see what went wrong."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _plain(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
@@ -339,7 +359,7 @@ class _Builder:
         role = claim.get("role")
         if role:
             real = self.role.get(speaker, "?")
-            true = str(role).strip().lower() == real.lower()
+            true = same_role(str(role), real)
             out.append(ClaimCheck(f"{speaker} is {role}", true, "" if true else f"really {real}"))
         for target, result in _plain(claim.get("checks")).items():
             real_team = self.team.get(target, "?")
@@ -422,7 +442,7 @@ class _Builder:
     def feed(self, event: Event) -> None:
         t, data = event.type, event.data
         if t == "rejected":
-            answer = describe_action(data["action"]) if data.get("action") is not None else f"raw {data.get('raw')!r}"
+            answer = describe_action(data["action"]) if data.get("action") is not None else f"raw {_clip(repr(data.get('raw')))}"
             rejection = Rejection(event.seq, _to(event), answer, str(data.get("reason", "")))
             self.rejected[(event.actor or "?", data.get("request"))].append(rejection)
             return

@@ -1,0 +1,552 @@
+"""Reports: every event of every variant placed once with its audience, claims judged, rejections,
+forfeits and model usage shown; the page checked in a real headless Chromium (no console errors,
+nothing fetched, "as seen by" = the engine's own visibility); the index over a folder; the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import fcntl
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from arena.cli import main
+from arena.config import DEFAULT_NAMES
+from arena.engine import Event, Game
+from arena.orchestrator import play, run
+from arena.players.bot import BotPlayer
+from arena.players.random import RandomPlayer
+from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.report.html import render_game
+from arena.report.show import show
+from arena.report.story import build_story, same_role
+from arena.transcript import TranscriptWriter, read_transcript
+from arena.variants import VARIANTS, get_variant
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "transcripts" / "examples"
+CHROMIUM = Path("/usr/bin/chromium")
+MCKAY = ("duel", "duel3", "trio")
+
+
+# ---- games ------------------------------------------------------------------------------------------
+def _seats(cls: type[Game]) -> list[str]:
+    return list(DEFAULT_NAMES[: cls.default_players])
+
+
+def _record(directory: Path, game: Game, players: dict[str, Any]) -> Path:
+    specs = {name: getattr(p, "spec", "bot" if isinstance(p, BotPlayer) else "random") for name, p in players.items()}
+    with TranscriptWriter.create(directory, game, specs) as writer:
+        with contextlib.suppress(OutOfAnswers):  # a scripted game stops where its script ends
+            play(game, players, [writer])
+        writer.close(game)
+    return writer.path
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One transcript per variant with bot seats, plus McKay matches with random seats (bots mostly pass there)."""
+    out: dict[str, Path] = {}
+    for name, cls in sorted(VARIANTS.items()):
+        seats = _seats(cls)
+        options = {"hands": 3} if name in MCKAY else {}
+        directory = tmp_path_factory.mktemp(name)
+        out[name] = _record(directory, cls(seats, options, 7), {n: BotPlayer(n, 7) for n in seats})
+        if name in MCKAY:
+            game = cls(seats, options, 8)
+            out[f"{name}-random"] = _record(directory, game, {n: RandomPlayer(n, 8) for n in seats})
+    return out
+
+
+def _scripted(directory: Path) -> Path:
+    """classic, day 1: a mafia's false inspector claim, a rejected self-accusation, a true claim, a forfeit."""
+    deal = {"Ann": "mafia", "Bob": "inspector", "Cid": "citizen", "Dee": "citizen", "Eve": "citizen", "Fay": "citizen"}
+    claim = {"role": "inspector", "checks": {"Bob": "mafia"}}
+    answers: dict[str, list[Any]] = {
+        "Ann": [{"kind": "speak", "speech": "I am the inspector: Bob is mafia. <script>alert(1)</script> & <b>", "claim": claim,
+                 "thought": "Lie first."}],
+        "Bob": [{"kind": "speak", "speech": "Me!", "accuse": "Bob"},
+                {"kind": "speak", "speech": "No, I am the inspector.", "claim": {"role": "detective"}, "thought": "Truth."}],
+        "Cid": [None],
+    }  # fmt: skip
+    game = get_variant("classic")(list(deal), None, 1, deal=deal)
+    players = {n: ScriptedPlayer(n, answers.get(n, [])) for n in deal}
+    return _record(directory, game, players)
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _scripted(tmp_path_factory.mktemp("scripted"))
+
+
+@pytest.fixture(scope="module")
+def model_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A short duel between two model seats on the loopback server, with faults: call lines in the transcript."""
+    from arena.players.llm import close_clients, make_llm_player
+    from tests.llm_server import FakeModelServer
+
+    directory = tmp_path_factory.mktemp("models")
+    cls = get_variant("duel")
+    options = {"hands": 1, "beats": 4}
+
+    async def go() -> Path:
+        with FakeModelServer(seed=3, fault_rate=0.4, faults=("malformed", "illegal")) as server:
+            game = cls(["Ann", "Bob"], options, 3)
+            specs = {
+                "Ann": f"openai:fake@{server.openai_url}?structured=tools",
+                "Bob": f"anthropic:fake@{server.anthropic_url}?structured=json_schema",
+            }
+            with TranscriptWriter.create(directory, game, specs) as writer:
+                players = {
+                    n: make_llm_player(
+                        spec, n, 3, recorder=writer.recorder(n), variant="duel", options=options,
+                        price_input=1.0, price_output=4.0, backoff=0.001, max_backoff=0.01, timeout=10.0,
+                    )
+                    for n, spec in specs.items()
+                }  # fmt: skip
+                writer.track_usage(players)
+                await run(game, players, [writer])
+                await close_clients()
+                writer.close(game)
+            return writer.path
+
+    return asyncio.run(go())
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def _events(path: Path) -> list[Event]:
+    return [Event.from_dict(e) for e in read_transcript(path).events]
+
+
+# ---- the page, parsed -----------------------------------------------------------------------------
+class _Elements(HTMLParser):
+    """Every element carrying data-seq: its seq, its data-to (None when absent) and its open tag."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.placed: list[tuple[int, list[str] | None]] = []
+        self.external: list[str] = []
+        self.scripts_with_src = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("data-seq") is not None:
+            to = a.get("data-to")
+            self.placed.append((int(a["data-seq"] or 0), None if to is None else json.loads(to)))
+        for key in ("src", "href"):
+            value = a.get(key) or ""
+            if value.startswith(("http:", "https:", "//")):
+                self.external.append(f"{tag} {key}={value}")
+        if tag == "link" or (tag == "script" and a.get("src")):
+            self.external.append(tag)
+
+
+def _parse(html: str) -> _Elements:
+    parser = _Elements()
+    parser.feed(html)
+    return parser
+
+
+# ---- story and page, every variant -------------------------------------------------------------
+GAME_KEYS = [*sorted(VARIANTS), *(f"{m}-random" for m in MCKAY)]
+
+
+@pytest.mark.parametrize("key", GAME_KEYS)
+def test_every_event_is_on_the_page_once_with_its_audience(games: dict[str, Path], key: str) -> None:
+    path = games[key]
+    events = _events(path)
+    story = build_story(read_transcript(path))
+    assert sorted(story.rendered_seqs()) == [e.seq for e in events]
+    page = _parse(render_game(read_transcript(path)))
+    assert sorted(seq for seq, _ in page.placed) == [e.seq for e in events]
+    by_seq = {e.seq: e for e in events}
+    for seq, to in page.placed:
+        expected = by_seq[seq].to
+        assert (to is None and expected is None) or (to is not None and expected is not None and set(to) == set(expected)), seq
+    assert page.external == []
+
+
+@pytest.mark.parametrize("key", GAME_KEYS)
+def test_the_page_rule_is_the_engines_rule(games: dict[str, Path], key: str) -> None:
+    """The script hides an element unless its data-to is absent or names the viewer: the same sets as visible_to."""
+    path = games[key]
+    events = _events(path)
+    page = _parse(render_game(read_transcript(path)))
+    for name in read_transcript(path).header["seats"]:
+        shown = {seq for seq, to in page.placed if to is None or name in to}
+        assert shown == {e.seq for e in events if e.visible_to(name)}, name
+
+
+def test_every_variant_reads_as_a_story(games: dict[str, Path]) -> None:
+    for key in GAME_KEYS:
+        story = build_story(read_transcript(games[key]))
+        assert story.winner is not None and ("wins" in story.result or "draw" in story.result), key
+        kinds = Counter(item.kind for section in story.sections for item in section.items)
+        assert kinds["cards"] >= 1, key
+        if key in ("classic", "village", "cove"):
+            assert kinds["speech"] and kinds["votes"] and kinds["answers"], key
+            assert all(s.role and s.fate for s in story.seats)
+            assert [s.title.split()[0] for s in story.sections[1:3]] in (["Night", "Day"], ["Day", "Night"])
+        if key in MCKAY:
+            assert [s.title for s in story.sections] == ["Hand 1 of 3", "Hand 2 of 3", "Hand 3 of 3"]
+            assert kinds["hand_over"] == 3 and all(s.score is not None for s in story.seats)
+
+
+def test_beats_are_one_row_each(games: dict[str, Path]) -> None:
+    story = build_story(read_transcript(games["duel-random"]))
+    for section in story.sections:
+        for item in section.items:
+            if item.kind == "answers":
+                actors = [row["answer"].actor for row in item.rows]
+                assert len(actors) == len(set(actors)), item.text
+
+
+# ---- claims, rejections, forfeits, escaping ----------------------------------------------------------
+def test_claims_are_judged_against_cards_and_checks(scripted: Path) -> None:
+    story = build_story(read_transcript(scripted))
+    speeches = [item for section in story.sections for item in section.items if item.kind == "speech"]
+    ann, bob, _ = speeches
+    assert [(c.text, c.true) for c in ann.answer.claim] == [("Ann is inspector", False), ("Bob is mafia", False)]
+    assert ann.answer.claim[0].note == "really mafia"
+    assert ann.answer.claim[1].note == "Bob is inspector; never checked"
+    assert [(c.text, c.true) for c in bob.answer.claim] == [("Bob is detective", True)]
+    assert same_role("Detective", "inspector") and same_role("villager", "citizen") and not same_role("doctor", "citizen")
+    assert ann.answer.thought == "Lie first."
+
+
+def test_rejections_and_forfeits_are_shown_with_their_decision(scripted: Path) -> None:
+    transcript = read_transcript(scripted)
+    story = build_story(transcript)
+    speeches = [item for section in story.sections for item in section.items if item.kind == "speech"]
+    bob, cid = speeches[1], speeches[2]
+    (rejection,) = bob.answer.rejections
+    assert rejection.to == ["Bob"] and "yourself" in rejection.reason
+    assert cid.answer.type == "forfeit" and cid.answer.why == "no answer"
+    html = render_game(transcript)
+    assert "<b>rejected</b>" in html and rejection.reason.replace("'", "&#39;") in html
+    assert "forfeit (no answer)" in html
+    assert "unfinished" in story.result  # the script ran out: no summary
+
+
+def test_players_words_are_escaped(scripted: Path) -> None:
+    html = render_game(read_transcript(scripted))
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in html
+    assert html.count("<script") == 2  # the seats list (JSON) and the view script
+
+
+# ---- model usage ----------------------------------------------------------------------------------
+def test_model_calls_are_shown_per_decision_and_per_seat(model_game: Path) -> None:
+    transcript = read_transcript(model_game)
+    assert transcript.calls, "model seats write call lines"
+    story = build_story(transcript)
+    answers = [
+        row["answer"] for section in story.sections for item in section.items for row in item.rows if row.get("answer")
+    ] + [item.answer for section in story.sections for item in section.items if item.answer is not None]
+    with_usage = [a for a in answers if a.usage is not None]
+    assert with_usage and all(a.usage.input_tokens > 0 and a.usage.cost > 0 for a in with_usage)
+    assert sum(len(a.usage.calls) for a in with_usage) == len(transcript.calls)
+    assert any(a.rejections for a in with_usage), "the injected faults give rejected answers"
+    assert story.calls == len(transcript.calls)
+    assert {s.name: s.usage["calls"] for s in story.seats} == Counter(c["player"] for c in transcript.calls)
+    html = render_game(transcript)
+    assert 'class="usage"' in html and "tokens out" in html and f"{story.calls} model calls" in html
+    out = Console(record=True, width=200)
+    show(transcript, out, "Ann")
+    text = out.export_text()
+    assert " calls · " in text or " call · " in text
+    assert "tokens in" in text
+
+
+# ---- the example in the repository ----------------------------------------------------------------
+def test_the_example_report_matches_its_transcript() -> None:
+    (transcript_path,) = EXAMPLES.glob("*.jsonl")
+    html_path = transcript_path.with_suffix(".html")
+    assert html_path.exists(), "regenerate with: arena report " + str(transcript_path.relative_to(ROOT))
+    assert html_path.stat().st_size < 400_000 and transcript_path.stat().st_size < 200_000
+    events = _events(transcript_path)
+    page = _parse(html_path.read_text(encoding="utf-8"))
+    assert sorted(seq for seq, _ in page.placed) == [e.seq for e in events]
+    assert (
+        subprocess.run(["git", "check-ignore", "-q", str(html_path), str(transcript_path)], cwd=ROOT, check=False).returncode == 1
+    ), "transcripts/examples/ must not be git-ignored"
+
+
+# ---- the commands ---------------------------------------------------------------------------------
+def test_report_command_writes_one_page(games: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = games["village"]
+    assert main(["report", str(source)]) == 0
+    page = source.with_suffix(".html")
+    assert capsys.readouterr().out.strip() == str(page)
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    target = tmp_path / "deep" / "v.html"
+    assert main(["report", str(source), "-o", str(target)]) == 0 and target.exists()
+
+
+def test_report_on_a_folder_writes_an_index(games: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    for key in ("classic", "cove", "trio", "trio-random"):
+        (folder / games[key].name).write_bytes(games[key].read_bytes())
+    (folder / "broken.jsonl").write_text('{"type": "header"\n')
+    assert main(["report", str(folder)]) == 0
+    assert "4 games; 1 unreadable" in capsys.readouterr().out
+    index = (folder / "report" / "index.html").read_text(encoding="utf-8")
+    links = [line.split('href="')[1].split('"')[0] for line in index.splitlines() if 'href="games/' in line]
+    assert len(links) == 4 and all((folder / "report" / link).exists() for link in links)
+    assert "broken.jsonl:1: not JSON" in index and "<svg" in index
+    for key in ("classic", "cove"):
+        winner = read_transcript(games[key]).summary["winner"]
+        assert f"{winner} wins" in index
+    assert main(["report", str(folder)]) == 0, "a second run ignores its own output folder"
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main(list(args)) == 2, args
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"type": "header", "variant": "classic"}\n{"type": "event", "event": {"seq": 5}}\n')
+    database = tmp_path / "t.sqlite"
+    database.write_bytes(b"SQLite format 3\x00" + bytes(100))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = [
+        (("report", str(tmp_path / "missing.jsonl")), "no such file"),
+        (("report", str(broken)), "header lacks"),
+        (("report", str(database)), "not supported yet"),
+        (("report", str(empty)), "no transcripts"),
+        (("show", str(tmp_path / "missing.jsonl")), "cannot read"),
+        (("show", str(broken)), "header lacks"),
+    ]
+    for args, expected in cases:
+        assert expected in _one_line_error(capsys, *args), args
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "report", str(broken)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.returncode == 2 and out.stderr.startswith("arena: error: ") and "Traceback" not in out.stderr
+
+
+def test_show_tells_the_game_and_filters_by_seat(games: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    path = games["classic"]
+    transcript = read_transcript(path)
+    roles = transcript.summary["roles"]
+    mafia = [n for n, r in roles.items() if r == "mafia"]
+    town = next(n for n, r in roles.items() if r == "citizen")
+    assert main(["show", str(path)]) == 0
+    everything = capsys.readouterr().out
+    assert all(f"[{n}] card: " in everything for n in roles)
+    assert "Game over: " in everything and "── Day 1 ──" in everything
+    assert main(["show", str(path), "--as", town]) == 0
+    mine = capsys.readouterr().out
+    assert f"As seen by {town} (citizen)" in mine
+    assert f"[{town}] card: citizen" in mine
+    assert not any(f"[{n}]" in mine for n in roles if n != town), "another seat's private events"
+    assert "[moderator]" not in mine and "members:" not in mine
+    table = mine[mine.rindex("┏") :]
+    assert all(" mafia " not in line for line in table.splitlines() if any(m in line for m in mafia))
+    assert "no seat named 'Nobody'" in _one_line_error(capsys, "show", str(path), "--as", "Nobody")
+
+
+# ---- a real browser -----------------------------------------------------------------------------------
+class Browser:
+    """Headless Chromium driven over ``--remote-debugging-pipe`` (the DevTools protocol on fds 3 and 4)."""
+
+    FLAGS = (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    )  # fmt: skip
+
+    def __init__(self, timeout: float = 30.0) -> None:
+        self.timeout = timeout
+        self.profile = tempfile.TemporaryDirectory(prefix="arena-chromium-")
+        cmd_r, self._cmd_w = os.pipe()
+        self._out_r, out_w = os.pipe()
+        child_r, child_w = fcntl.fcntl(cmd_r, fcntl.F_DUPFD, 10), fcntl.fcntl(out_w, fcntl.F_DUPFD, 10)
+        os.close(cmd_r)
+        os.close(out_w)
+
+        def on_fds_3_and_4() -> None:
+            os.dup2(child_r, 3)
+            os.dup2(child_w, 4)
+
+        self.proc = subprocess.Popen(
+            [str(CHROMIUM), *self.FLAGS, f"--user-data-dir={self.profile.name}", "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4), preexec_fn=on_fds_3_and_4,
+        )  # fmt: skip
+        os.close(child_r)
+        os.close(child_w)
+        self._buffer = b""
+        self._id = 0
+        self.events: list[dict[str, Any]] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.call(f"{domain}.enable", session=True)
+
+    def _read(self) -> dict[str, Any]:
+        deadline = time.monotonic() + self.timeout
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._out_r], [], [], left)[0]:
+                raise TimeoutError("chromium did not answer")
+            chunk = os.read(self._out_r, 1 << 20)
+            if not chunk:
+                raise EOFError("chromium closed the pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method: str, session: bool = False, **params: Any) -> dict[str, Any]:
+        self._id += 1
+        message: dict[str, Any] = {"id": self._id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self._cmd_w, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def _wait_for(self, method: str) -> None:
+        while True:
+            event = self._read()
+            self.events.append(event)
+            if event.get("method") == method:
+                return
+
+    def open(self, url: str, width: int = 1280, height: int = 900) -> None:
+        """Load ``url`` afresh (via about:blank, so a new #fragment is read on load, not as a hash change)."""
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        self.call("Emulation.setDeviceMetricsOverride", session=True, **metrics)
+        for target in ("about:blank", url):
+            self.call("Page.navigate", session=True, url=target)
+            self._wait_for("Page.loadEventFired")
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"script error: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def screenshot(self, path: Path) -> None:
+        data = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True)["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def errors(self) -> list[str]:
+        """Uncaught exceptions, console errors and error log entries seen so far."""
+        out = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                out.append(json.dumps(params.get("exceptionDetails", {}))[:300])
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert", "warning"):
+                out.append(json.dumps(params.get("args", []))[:300])
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") in ("error", "warning"):
+                out.append(params["entry"].get("text", ""))
+        return out
+
+    def requests(self) -> list[str]:
+        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError, EOFError, TimeoutError, OSError):
+            self.call("Browser.close")
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._cmd_w)
+        os.close(self._out_r)
+        self.profile.cleanup()
+
+
+VISIBLE = "Array.from(document.querySelectorAll('[data-seq]')).filter(e => e.checkVisibility()).map(e => +e.dataset.seq)"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip("no headless Chromium at /usr/bin/chromium (apt-get install -y chromium)")
+    chromium = Browser()
+    yield chromium
+    chromium.close()
+
+
+def _page(games: dict[str, Path], key: str, tmp_path: Path) -> tuple[str, list[Event], list[str]]:
+    transcript = read_transcript(games[key])
+    page = tmp_path / f"{key}.html"
+    page.write_text(render_game(transcript), encoding="utf-8")
+    return page.as_uri(), [Event.from_dict(e) for e in transcript.events], list(transcript.header["seats"])
+
+
+@pytest.mark.parametrize("key", GAME_KEYS)
+def test_in_chromium_as_seen_by_each_seat(browser: Browser, games: dict[str, Path], key: str, tmp_path: Path) -> None:
+    url, events, seats = _page(games, key, tmp_path)
+    browser.events.clear()
+    browser.open(url)
+    assert set(browser.evaluate(VISIBLE)) == {e.seq for e in events}, "the moderator sees everything"
+    for name in seats:
+        browser.open(f"{url}#as={name}")
+        assert set(browser.evaluate(VISIBLE)) == {e.seq for e in events if e.visible_to(name)}, name
+        status = browser.evaluate("document.getElementById('status').textContent")
+        assert status.startswith(f"As seen by {name}:")
+        hidden_thoughts = browser.evaluate(
+            "Array.from(document.querySelectorAll('.thought')).filter(e => e.checkVisibility())"
+            ".map(e => e.closest('[data-seq]').dataset.to)"
+        )
+        assert all(json.loads(to) == [name] for to in hidden_thoughts), "only the viewer's own thoughts"
+    assert browser.errors() == []
+    assert {u.split("#")[0] for u in browser.requests() if u != "about:blank"} == {url}, "nothing fetched but the page"
+
+
+def test_in_chromium_selector_thoughts_and_screenshot(browser: Browser, games: dict[str, Path], tmp_path: Path) -> None:
+    url, events, _ = _page(games, "classic", tmp_path)
+    browser.events.clear()
+    browser.open(url, height=1000)
+    shot = tmp_path / "classic.png"
+    browser.screenshot(shot)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 50_000
+    mafia = next(e.audience.removeprefix("player:") for e in events if e.type == "role" and e.data["role"] == "mafia")
+    choose = f"var s = document.getElementById('as'); s.value = {json.dumps(mafia)}; s.dispatchEvent(new Event('change'))"
+    browser.evaluate(choose)
+    assert browser.evaluate("window.location.hash") == f"#as={mafia}"
+    assert set(browser.evaluate(VISIBLE)) == {e.seq for e in events if e.visible_to(mafia)}
+    assert browser.evaluate("document.body.classList.contains('mod')") is False, "no team colours in a player's view"
+    before = browser.evaluate("document.querySelectorAll('.thought').length")
+    browser.evaluate("var t = document.getElementById('thoughts'); t.checked = false; t.dispatchEvent(new Event('change'))")
+    shown = browser.evaluate("Array.from(document.querySelectorAll('.thought')).some(e => e.checkVisibility())")
+    assert before > 0 and shown is False
+    assert set(browser.evaluate(VISIBLE)) == {e.seq for e in events if e.visible_to(mafia)}, "thoughts off hides words only"
+    browser.open(f"{url}#as=Nobody")
+    assert "no seat named" in browser.evaluate("document.getElementById('status').textContent")
+    assert len(browser.evaluate(VISIBLE)) == len(events)
+    assert browser.errors() == []
