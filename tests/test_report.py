@@ -287,7 +287,7 @@ def test_the_example_report_matches_its_transcript() -> None:
     page = _parse(html_path.read_text(encoding="utf-8"))
     assert sorted(seq for seq, _ in page.placed) == [e.seq for e in events]
     assert (
-        subprocess.run(["git", "check-ignore", "-q", str(html_path), str(transcript_path)], cwd=ROOT, check=False).returncode == 1
+        subprocess.run(["git", "check-ignore", str(html_path), str(transcript_path)], cwd=ROOT, check=False).returncode == 1
     ), "transcripts/examples/ must not be git-ignored"
 
 
