@@ -6,8 +6,12 @@ from measurements with wide headroom (see each test).
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import pytest
 
@@ -132,6 +136,30 @@ def test_the_same_seed_gives_the_same_game() -> None:
     for variant, n in (("classic", 9), ("village", 11)):
         a, b = play(variant, n, 7), play(variant, n, 7)
         assert [e.to_dict() for e in a.log] == [e.to_dict() for e in b.log]
+
+
+DIGEST = """
+import hashlib, json
+from tests.test_bots import play
+h = hashlib.sha256()
+for variant, n in (("classic", 9), ("classic", 14), ("village", 11)):
+    for seed in range(25):
+        h.update(json.dumps([e.to_dict() for e in play(variant, n, seed).log], default=str).encode())
+print(h.hexdigest())
+"""
+
+
+def test_games_do_not_depend_on_the_process_hash_seed() -> None:
+    """Replays need the same game in every process: no decision may hang on set order."""
+    root = Path(__file__).resolve().parent.parent
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", DIGEST], cwd=root, env={**os.environ, "PYTHONHASHSEED": str(k)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for k in (1, 2, 3)
+    }  # fmt: skip
+    assert len(digests) == 1
 
 
 # ---- strength -----------------------------------------------------------------------------------

@@ -313,7 +313,7 @@ class Memory:
         self.epoch += 1
         new = self._anchors()
         old = self.anchor
-        for name in set(old) | set(new):
+        for name in self.seats:  # seat order: float sums must not depend on set order
             self._move(name, new.get(name, 0.0) - old.get(name, 0.0))
         term = self.term
         for name in self.seats:

@@ -68,6 +68,8 @@ class DayNightStrategy(Strategy):
         self.fake_checks: dict[str, str] = {}
         self._others: list[str] = []
         self._others_epoch = -1
+        self._unconfirmed: list[str] = []
+        self._unconfirmed_epoch = -1
         self.fake_day = -1
         self.rolled_fake_day = -1
 
@@ -90,6 +92,14 @@ class DayNightStrategy(Strategy):
             found = [n for n in mem.seats if n in mem.alive and n != mem.me and not mem.confirmed_town(n)]
         self._others, self._others_epoch = found, mem.epoch
         return found
+
+    def unconfirmed(self) -> list[str]:
+        """Living players not confirmed town: the pool a town voter weighs (cached per epoch)."""
+        mem = self.mem
+        if self._unconfirmed_epoch != mem.epoch:
+            self._unconfirmed = [n for n in mem.seats if n in mem.alive and not mem.confirmed_town(n)]
+            self._unconfirmed_epoch = mem.epoch
+        return self._unconfirmed
 
     def top_and_mean(self, pool: list[str]) -> tuple[float, float]:
         if not pool:
@@ -281,7 +291,8 @@ class DayNightStrategy(Strategy):
         if claim_target := next((t for t in self.fake_checks if t in pool), None):
             return claim_target
         for partner in self.living_partners():
-            accusers = [a for a in mem.accusers_today.get(partner, ()) if a in pool]
+            today = mem.accusers_today.get(partner, ())
+            accusers = [a for a in pool if a in today]
             if accusers:
                 return self.most_suspicious(accusers, seat_ties=True)
         return self.most_suspicious([n for n in pool if n not in mem.partners], herd=self.herd, seat_ties=True)
@@ -411,7 +422,7 @@ class DayNightStrategy(Strategy):
             return self.doomed(accused, kind) and len(self.living_partners()) >= 2
         # a townsperson: vote as the town would on what the town can know, to blend in; lean
         # towards yes by ``mafia_lean`` (each townsperson gone is a step to a win)
-        pool = [n for n in mem.seats if n in mem.alive and not mem.confirmed_town(n)]
+        pool = self.unconfirmed()
         if mem.confirmed_town(accused):
             return False
         s = mem.suspicion(accused)
