@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import select
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -286,9 +287,9 @@ def test_the_example_report_matches_its_transcript() -> None:
     events = _events(transcript_path)
     page = _parse(html_path.read_text(encoding="utf-8"))
     assert sorted(seq for seq, _ in page.placed) == [e.seq for e in events]
-    assert (
-        subprocess.run(["git", "check-ignore", str(html_path), str(transcript_path)], cwd=ROOT, check=False).returncode == 1
-    ), "transcripts/examples/ must not be git-ignored"
+    assert subprocess.run(["git", "check-ignore", str(html_path), str(transcript_path)], cwd=ROOT, check=False).returncode == 1, (
+        "transcripts/examples/ must not be git-ignored"
+    )
 
 
 # ---- the commands ---------------------------------------------------------------------------------
@@ -320,6 +321,68 @@ def test_report_on_a_folder_writes_an_index(games: dict[str, Path], tmp_path: Pa
     assert main(["report", str(folder)]) == 0, "a second run ignores its own output folder"
 
 
+TOURNAMENT = """
+name = "mini"
+seed = 1
+games = 2
+database = "mini.sqlite"
+transcripts = "tx"
+[models]
+bot = "bot"
+rnd = "random"
+[[variants]]
+name = "classic"
+players = 7
+[[variants]]
+name = "duel"
+options = { hands = 2 }
+"""
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished mini tournament (bot against random, classic and duel, mirrored pairs): its database."""
+    folder = tmp_path_factory.mktemp("tournament")
+    (folder / "mini.toml").write_text(TOURNAMENT)
+    cwd = Path.cwd()
+    os.chdir(folder)  # the tournament's paths are relative to where it runs, as for arena play
+    try:
+        assert main(["tournament", "mini.toml", "--quiet"]) == 0
+    finally:
+        os.chdir(cwd)
+    return folder / "mini.sqlite"
+
+
+def test_report_on_a_tournament_database(tournament: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "board"
+    assert main(["report", str(tournament), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == f"{out / 'index.html'} (4 games)"
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "Ratings (openskill" in index and "Separation of adjacent models" in index
+    assert index.count('src="data:image/png;base64,') == 2
+    links = sorted(line.split('href="')[1].split('"')[0] for line in index.splitlines() if 'href="games/' in line)
+    assert len(links) == 4
+    with sqlite3.connect(tournament) as db:
+        recorded = dict(db.execute("SELECT key, transcript FROM games"))
+    for key, transcript in recorded.items():
+        assert f">{key}</a>" in index
+        page = out / "games" / (key.replace("/", "_") + ".html")
+        assert f"games/{page.name}" in links
+        events = _events(tournament.parent / transcript)
+        assert sorted(seq for seq, _ in _parse(page.read_text(encoding="utf-8")).placed) == [e.seq for e in events]
+    gone = tournament.parent / next(iter(recorded.values()))
+    saved = gone.read_bytes()
+    gone.unlink()
+    try:
+        assert main(["report", str(tournament), "-o", str(tmp_path / "again")]) == 0
+        assert "1 without a page" in capsys.readouterr().out
+        assert "not found" in (tmp_path / "again" / "index.html").read_text(encoding="utf-8")
+    finally:
+        gone.write_bytes(saved)
+    assert main(["report", str(tournament)]) == 0, "default: a folder beside the database"
+    assert (tournament.parent / "mini-report" / "index.html").exists()
+
+
 def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     assert main(list(args)) == 2, args
     err = capsys.readouterr().err
@@ -337,7 +400,7 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     cases = [
         (("report", str(tmp_path / "missing.jsonl")), "no such file"),
         (("report", str(broken)), "header lacks"),
-        (("report", str(database)), "not supported yet"),
+        (("report", str(database)), "file is not a database"),
         (("report", str(empty)), "no transcripts"),
         (("show", str(tmp_path / "missing.jsonl")), "cannot read"),
         (("show", str(broken)), "header lacks"),
@@ -550,3 +613,20 @@ def test_in_chromium_selector_thoughts_and_screenshot(browser: Browser, games: d
     assert "no seat named" in browser.evaluate("document.getElementById('status').textContent")
     assert len(browser.evaluate(VISIBLE)) == len(events)
     assert browser.errors() == []
+
+
+def test_in_chromium_the_indexes_load_cleanly(browser: Browser, games: dict[str, Path], tournament: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    for key in ("classic", "duel"):
+        (folder / games[key].name).write_bytes(games[key].read_bytes())
+    assert main(["report", str(folder)]) == 0
+    assert main(["report", str(tournament), "-o", str(tmp_path / "board")]) == 0
+    for index in (folder / "report" / "index.html", tmp_path / "board" / "index.html"):
+        browser.events.clear()
+        browser.open(index.as_uri())
+        assert browser.errors() == []
+        assert {u for u in browser.requests() if not u.startswith(("data:image/png", "about:"))} == {index.as_uri()}
+        assert browser.evaluate("document.querySelectorAll('a[href^=\"games/\"]').length") >= 2
+        images = browser.evaluate("Array.from(document.images).map(i => i.naturalWidth)")
+        assert all(width > 100 for width in images), "the plots decode"

@@ -1,4 +1,4 @@
-"""Reading games: HTML reports (one game, or an index over a folder) and the terminal viewer.
+"""Reading games: HTML reports (one game, an index over a folder, a tournament) and the terminal viewer.
 
 ``arena report`` and ``arena show`` call :func:`report` and :func:`arena.report.show.show`; both
 read a transcript through :mod:`arena.report.story`. Errors a user can fix (a missing file, a
@@ -27,7 +27,8 @@ def _is_sqlite(path: Path) -> bool:
 
 
 def report(path: Path, out: Path | None = None) -> str:
-    """Write the report of a transcript (one page) or of a folder of them (index + pages); returns a line to print."""
+    """Write the report of a transcript (one page), a folder of them or a tournament database
+    (index + pages); returns the line to print."""
     if path.is_dir():
         index, games, skipped = report_folder(path, out or path / "report")
         line = f"{index} ({games} game{'s' if games != 1 else ''}"
@@ -35,10 +36,11 @@ def report(path: Path, out: Path | None = None) -> str:
     if not path.exists():
         raise ReportError(f"{path}: no such file or folder")
     if _is_sqlite(path):
-        raise ReportError(
-            f"{path}: a database; reports on tournament databases are not supported yet: "
-            "run arena report on the folder of its transcripts"
-        )
+        from arena.report.tournament import report_database
+
+        index, games, missing = report_database(path, out or path.with_name(f"{path.stem}-report"))
+        line = f"{index} ({games} game{'s' if games != 1 else ''}"
+        return line + (f"; {len(missing)} without a page, listed on the index)" if missing else ")")
     try:
         transcript = read_transcript(path)
     except TranscriptError as exc:

@@ -1,0 +1,89 @@
+"""The report of a tournament database: the leaderboard, its plots, and a page for every game.
+
+The numbers are the tournament's own (:func:`arena.tournament.leaderboard.build_report`: ratings,
+every metric with its bootstrap interval, the separation of adjacent models) and so are the plots
+(:func:`~arena.tournament.leaderboard.plot`), embedded as base64 PNG so that the index stays one
+file. Each game links to its page, rendered from the transcript the database points at.
+"""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import arena
+from arena.report.folder import ReportError
+from arena.report.html import environment, render_story
+from arena.report.story import build_story
+from arena.transcript import TranscriptError, read_transcript
+
+
+def _transcript(recorded: str, database: Path) -> Path | None:
+    """The transcript file of a game: as recorded (relative to where the tournament ran), or beside the database."""
+    path = Path(recorded)
+    candidates = [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def _page_name(key: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_~." else "_" for c in key) + ".html"
+
+
+def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
+    """Write ``out/index.html`` (leaderboard, plots, games) and ``out/games/<key>.html``.
+
+    Returns the index, the number of games and one line per game whose page could not be made.
+    """
+    from arena.tournament.db import Database, DatabaseError
+    from arena.tournament.leaderboard import build_report, plot
+
+    try:
+        with Database(path, create=False) as db:
+            board = build_report(db)
+            games = [dict(g) for g in db.games()]
+            players = [dict(p) for p in db.player_games()]
+            failed = [dict(a) for a in db.rows("SELECT game, transcript, started, error FROM attempts WHERE error IS NOT NULL")]
+            meta = db.meta()
+    except DatabaseError as exc:
+        raise ReportError(str(exc)) from None
+    if not games:
+        raise ReportError(f"{path}: no finished game yet")
+    games_dir = out / "games"
+    games_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="arena-plots-") as tmp:
+        plots = [
+            {"title": png.stem.replace("_", " "), "data": base64.b64encode(png.read_bytes()).decode("ascii")}
+            for png in plot(board, Path(tmp))
+        ]
+    models_of: dict[str, dict[str, str]] = {}
+    for p in players:
+        models_of.setdefault(p["game"], {})[p["seat"]] = p["model"]
+    rows: list[dict[str, Any]] = []
+    missing: list[str] = []
+    for game in games:
+        row = dict(game)
+        row["seats"] = models_of.get(game["key"], {})
+        source = _transcript(str(game["transcript"]), path)
+        row["link"] = ""
+        if source is None:
+            missing.append(f"{game['key']}: transcript {game['transcript']} not found")
+        else:
+            try:
+                story = build_story(read_transcript(source))
+            except TranscriptError as exc:
+                missing.append(f"{game['key']}: {exc}")
+            else:
+                name = _page_name(str(game["key"]))
+                page = render_story(story, source=source.name, index_link="../index.html")
+                (games_dir / name).write_text(page, encoding="utf-8")
+                row["link"] = f"games/{name}"
+        rows.append(row)
+    index = out / "index.html"
+    html = environment().get_template("tournament.html.j2").render(
+        title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
+        games=rows, failed=failed, missing=missing, version=arena.__version__,
+    )  # fmt: skip
+    index.write_text(html, encoding="utf-8")
+    return index, len(games), missing
