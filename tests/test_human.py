@@ -439,7 +439,7 @@ def transcript_of(tmp_path: Path):
 
 def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
     child = spawn(tmp_path, "classic", "--seed", "3", "--human", "ann")
-    slips = {"accuse": ["Zed", "ann"], "verdict": ["maybe"], "kill": ["Ann"], "say": ["help"]}
+    slips = {"accuse": ["Zed", "ann", "c\t"], "verdict": ["maybe"], "kill": ["Ann"], "say": ["help"]}  # c, Tab: Cid
     good = {"say": "I am just a citizen, trust me.", "accuse": "2", "verdict": "yes", "kill": "1", "check": "1", "floor": ""}
     asked = []
     while child.expect([PROMPT, pexpect.EOF]) == 0:
@@ -454,6 +454,7 @@ def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
     assert "[you] card: mafia (mafia)" in playing and "[mafia only] members: Ann, Dee" in playing
     assert "✗ 'Zed' is not one of the choices" in playing and "✗ you cannot choose yourself here" in playing
     assert "Day 1 — Ann: 'I am just a citizen, trust me.' (accuses Cid)" in playing  # words kept over two slips
+    assert "accuse> c\bCid" in playing  # Tab completed the name
     assert "✗ 'maybe' is not one of the choices: type a number (1-2) or a name" in playing
     assert "Rules of classic" in playing and "Classic Mafia by the referee's rules" in playing
     if "kill" in asked:
