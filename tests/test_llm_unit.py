@@ -242,3 +242,23 @@ def test_json_text_mode_shows_the_schema_in_the_newest_turn():
 
 def test_prompts_dir_is_the_repository_one():
     assert prompts_dir() == Path(__file__).resolve().parents[1] / "prompts"
+
+
+def test_replies_that_are_not_actions_become_malformed():
+    from arena.players.llm.providers import Reply
+
+    player = make_llm_player("openai:m@http://127.0.0.1:9/v1", "Ann")
+    req = request([Option("verdict")], talk=None)
+    schemas = KindSchemas(req.json_schema(), strict=True)
+    cases = {
+        "refused": Reply("", None, None, {}, "refusal"),
+        "cut off at the token limit": Reply('{"kind": "ver', "verdict", None, {}, "length"),
+        "not valid JSON": Reply('{"kind": "verdict", "yes": tr', "verdict", None, {}, "tool_calls"),
+        "'kill' is not a legal action": Reply('{"target": "Bob"}', "kill", None, {}, "tool_calls"),
+        "yes: Input should be a valid boolean": Reply('{"kind": "verdict", "yes": "maybe"}', "verdict", None, {}, None),
+    }  # fmt: skip
+    for words, reply in cases.items():
+        answer = player._interpret(req, schemas, reply)
+        assert words in answer.error, (words, answer)
+    fenced = Reply('Sure!\n```json\n{"kind": "verdict", "yes": false}\n```', None, None, {}, "stop")
+    assert player._interpret(req, schemas, fenced).yes is False

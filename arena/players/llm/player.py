@@ -246,8 +246,9 @@ class LLMPlayer:
         return answer
 
     def _interpret(self, request: DecisionRequest, schemas: KindSchemas, reply: Reply) -> ActionBase | Malformed:
-        if reply.refusal:
-            return Malformed(reply.raw or reply.refusal, f"the model refused: {reply.refusal[:200]}")
+        if reply.refusal or reply.finish == "refusal":
+            why = (reply.refusal or reply.raw or "no reason given")[:200]
+            return Malformed(reply.raw or why, f"the model refused to answer ({why}); give one legal action")
         if reply.finish in ("length", "max_tokens"):
             return Malformed(reply.raw, "the answer was cut off at the token limit; answer more briefly")
         data: Any = reply.arguments
