@@ -299,10 +299,12 @@ def test_a_rejected_answer_shows_the_engine_reason_and_enter_keeps_the_words() -
 
 def test_beats_take_words_after_a_colon_and_enter_passes() -> None:
     game, request = first_request("duel", 4, "Ann", "beat", 2)
-    me = HumanPlayer("Ann", console=recording_console(), keyboard=typed("kill bob: sorry"))
+    console = recording_console()
+    me = HumanPlayer("Ann", console=console, keyboard=typed("kil bobby: sorry", "kill bob"))
     view = game.view("Ann")
     kill = asyncio.run(me.decide(request, view, None))
-    assert (kill.kind, kill.target, kill.speech) == ("kill", "Bob", "sorry")
+    assert (kill.kind, kill.target, kill.speech) == ("kill", "Bob", "sorry")  # the words outlived the slip
+    assert "(your words are kept: 'sorry')" in screen_of(console)
     me2 = HumanPlayer("Ann", console=recording_console(), keyboard=typed("say hi there", ""))
     passed = asyncio.run(me2.decide(request, view, None))
     assert (passed.kind, passed.speech) == ("pass", "hi there")

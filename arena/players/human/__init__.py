@@ -184,12 +184,12 @@ class HumanPlayer:
             if words is not None and len(words) > request.max_speech:
                 self._complain(f"your words are {len(words)} characters; the limit is {request.max_speech} (↑ recalls them)")
                 continue
+            if words is not None:  # kept even when the choice is wrong
+                draft.words = words or None
             entry = match(entries, choice, request)
             if isinstance(entry, str):
-                self._complain(entry)
+                self._complain(entry + (f" (your words are kept: '{words}')" if words else ""))
                 continue
-            if words is not None:
-                draft.words = words or None
             return entry
 
     def _set_words(self, request: DecisionRequest, draft: Draft, words: str) -> None:
