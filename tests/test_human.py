@@ -230,9 +230,7 @@ def test_the_screen_audit_catches_a_leak() -> None:
     game, screen, mine, theirs = play_human("classic", 1, "Ann", 7)
     other = next(n for n in game.seats if n != "Ann" and game.team(n) != game.team("Ann"))
     hidden = next(e for e in game.log if e.to is not None and "Ann" not in e.to and e.type == "action")
-    leaked = screen + (
-        f"\nTHOUGHT-{other}-1\n{_private(hidden)}\n{other} ({game.role_of[other]})\n{theirs[-1]}\n"
-    )
+    leaked = screen + (f"\nTHOUGHT-{other}-1\n{_private(hidden)}\n{other} ({game.role_of[other]})\n{theirs[-1]}\n")
     problems = screen_leaks(game, "Ann", leaked, mine, theirs)
     assert any("thought" in p for p in problems)
     assert any("private event" in p for p in problems)
