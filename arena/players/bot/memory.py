@@ -27,7 +27,6 @@ from arena.engine import Event, View
 #: roles that learn alignments at night; at most one of each is dealt in every variant so far
 INVESTIGATORS = frozenset({"inspector", "detective"})
 PROTECTORS = frozenset({"doctor"})
-MAFIA_ROLES = frozenset({"mafia"})
 #: roles whose holder is not on the town side
 NOT_TOWN = frozenset({"mafia", "maniac"})
 
@@ -47,7 +46,6 @@ class ClaimInfo:
 
     role: str | None
     checks: dict[str, str] = field(default_factory=dict)
-    day: int = 0
     order: int = 0  # rank among the players who claimed a role (first claimer = 0)
     under_fire: bool = False  # first claimed while on trial: a cornered claim is worth less
     kills_before: int = 0  # night kills before the claim: the mafia shoot a believed investigator
@@ -62,7 +60,6 @@ class Ballot:
     yes: tuple[str, ...]
     no: tuple[str, ...]
     day: int
-    passed: bool
 
 
 def claim_fields(raw: Any) -> tuple[str | None, dict[str, str]]:
@@ -90,22 +87,17 @@ class Memory:
         self.partners: frozenset[str] = frozenset()  # mafia team (the viewer included), mafia only
         self.day = 0
         self.night = -1
-        self.at_night = False
         # public facts
         self.revealed: dict[str, str] = {}  # dead player -> card shown
         self.night_killed: list[str] = []
         self.mornings = 0  # nights whose actions are done (an investigator checks once per night)
         self.kill_mornings = 0  # mornings with someone killed
-        self.arrested: list[str] = []
-        self.executed: list[str] = []
         self.claims: dict[str, ClaimInfo] = {}
         self.claim_count = 0
         self.ballots: list[Ballot] = []
         self.accusations: list[tuple[str, str, int]] = []  # (accuser, accused, day)
         self.accusers_today: dict[str, set[str]] = {}
-        self.speeches_today = 0
         self.on_trial: str | None = None
-        self.floor_links: list[tuple[str, str]] = []  # (charged player, floor speaker)
         # the viewer's private knowledge
         self.my_checks: dict[str, str] = {}
         self.my_claimed = False
@@ -159,14 +151,11 @@ class Memory:
         if alive is not None:
             self.alive = set(alive)
             self.epoch += 1
-        self.at_night = False
         self.accusers_today = {}
-        self.speeches_today = 0
         self.on_trial = None
 
     def _on_night(self, e: Event) -> None:
         self.night = e.data.get("number", self.night + 1)
-        self.at_night = True
         self.channel = []
         self.last_victim = None
 
@@ -175,10 +164,8 @@ class Memory:
         self.night_killed.extend(killed)
         self.mornings += 1
         self.kill_mornings += bool(killed)
-        self.arrested.extend(e.data.get("arrested") or [])
         if self.last_victim is not None and self.last_victim not in killed:
             self.failed_targets.append(self.last_victim)
-        self.at_night = False
         if killed:
             self.dirty = True
 
@@ -190,8 +177,6 @@ class Memory:
         role = data.get("role")
         if role is not None:
             self.revealed[name] = role
-        if data.get("cause") == "execution":
-            self.executed.append(name)
         self.dirty = True
 
     def _on_speech(self, e: Event) -> None:
@@ -201,12 +186,9 @@ class Memory:
         if kind == "channel":
             self.channel.append((actor, data.get("target"), data.get("text") or "", data.get("round", 1)))
             return
-        if kind == "discussion":
-            self.speeches_today += 1
         floor = data.get("floor")
         if floor and actor is not None:
             for speaker in floor:
-                self.floor_links.append((actor, speaker))
                 self._link(actor, speaker, W_FLOOR)
         raw = data.get("claim")
         if raw is not None and actor is not None:
@@ -216,7 +198,7 @@ class Memory:
         role, checks = claim_fields(raw)
         info = self.claims.get(actor)
         if info is None:
-            info = self.claims[actor] = ClaimInfo(role, {}, self.day, self.claim_count, under_fire, self.kill_mornings)
+            info = self.claims[actor] = ClaimInfo(role, {}, self.claim_count, under_fire, self.kill_mornings)
             self.claim_count += 1
         elif role and info.role != role:
             info.role = role
@@ -251,14 +233,14 @@ class Memory:
             accused = data.get("accused")
             if accused is None:
                 return
-            self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day, bool(data.get("passed"))))
+            self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day))
             return
         votes = data.get("votes") or {}
         candidates = data.get("candidates") or sorted({t for t in votes.values() if t is not None})
         for cand in candidates:
             yes = tuple(v for v, t in votes.items() if t == cand)
             no = tuple(v for v, t in votes.items() if t is not None and t != cand)
-            self._ballot(Ballot(vote, cand, yes, no, self.day, data.get("result") == cand))
+            self._ballot(Ballot(vote, cand, yes, no, self.day))
 
     def _ballot(self, ballot: Ballot) -> None:
         self.ballots.append(ballot)

@@ -13,6 +13,7 @@ Variants subclass this and adjust the class attributes and the few hooks marked 
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from typing import ClassVar
 
@@ -22,7 +23,7 @@ from arena.engine.actions import Claim, Heal, Kill, Speak, Verdict, Visit, Vote
 
 from .. import speech as say
 from ..legal import choices, nullable, safe_action
-from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS
+from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS, Memory
 from .base import Strategy
 
 EPS = 1e-9
@@ -34,8 +35,6 @@ class DayNightStrategy(Strategy):
     variant: ClassVar[str] = "day_night"
     #: the investigating role of this variant (the card a mafia bot may fake)
     investigator: ClassVar[str] = "inspector"
-    #: weight of today's accusations by trusted players when a town bot picks whom to accuse
-    herd: ClassVar[float] = 0.0
     #: an investigator comes out at this many living players, whatever it found
     claim_when_alive: ClassVar[int] = 7
     #: chance per day that the designated mafia bot fakes the investigator with nobody claimed yet
@@ -44,8 +43,8 @@ class DayNightStrategy(Strategy):
     execute_margin: ClassVar[float] = 0.6
     #: a charge vote passes for a town bot if the accused is this close to the mean suspicion
     charge_margin: ClassVar[float] = 0.0
-    #: how much more readily a mafia bot votes out a townsperson than the town itself would
-    mafia_lean: ClassVar[float] = 0.0
+    #: a guard (doctor) with no believed investigator to protect guards itself up to this night
+    self_guard_nights: ClassVar[int] = 2
     #: how much a mafia bot shies away from shooting a player its partners publicly pushed
     exposure_weight: ClassVar[float] = 1.0
 
@@ -63,7 +62,7 @@ class DayNightStrategy(Strategy):
         "visit": "visit",
     }
 
-    def __init__(self, memory, rng) -> None:
+    def __init__(self, memory: Memory, rng: random.Random) -> None:
         super().__init__(memory, rng)
         self.fake_checks: dict[str, str] = {}
         self._others: list[str] = []
@@ -108,19 +107,15 @@ class DayNightStrategy(Strategy):
         values = [ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0) for n in pool]
         return max(values), sum(values) / len(values)
 
-    def most_suspicious(self, pool, *, herd: float = 0.0, seat_ties: bool = False) -> str | None:
+    def most_suspicious(self, pool, *, seat_ties: bool = False) -> str | None:
         """The top suspect of ``pool``; ties broken by my rng (town) or by seat (shared, mafia)."""
         if not pool:
             return None
-        mem = self.mem
-        sus = mem.suspicion
+        sus = self.mem.suspicion
         best: list[str] = []
         top = -1e9
-        today = mem.accusers_today
         for name in pool:
             s = sus(name)
-            if herd:
-                s += herd * sum(1 for a in today.get(name, ()) if sus(a) < 1.0 and a not in mem.partners)
             if s > top + EPS:
                 top, best = s, [name]
             elif s > top - EPS:
@@ -264,16 +259,16 @@ class DayNightStrategy(Strategy):
         if mem.is_mafia:
             target, line, thought = self.mafia_accusation(req, pool, must)
         else:
-            target, line, thought = self.town_accusation(req, pool, must, claim)
+            target, line, thought = self.town_accusation(req, pool, must)
         text = f"{claim_line} {line}".strip() if claim_line else line
         values = {field: target} if field and target is not None else {}
         return Speak(speech=text[: req.max_speech], claim=claim, thought=thought, **values)
 
-    def town_accusation(self, req, pool, must: bool, claim: Claim | None) -> tuple[str | None, str, str]:
+    def town_accusation(self, req: DecisionRequest, pool, must: bool) -> tuple[str | None, str, str]:
         mem = self.mem
         cands = [n for n in pool if not mem.confirmed_town(n)] or list(pool)
         known_mafia = [n for n in cands if mem.anchor.get(n, 0.0) >= 0.99]
-        target = self.most_suspicious(known_mafia or cands, herd=self.herd)
+        target = self.most_suspicious(known_mafia or cands)
         if target is None:
             return None, say.idle_text(self.rng, None), f"{mem.role}: nobody to accuse."
         top = mem.suspicion(target)
@@ -295,9 +290,9 @@ class DayNightStrategy(Strategy):
             accusers = [a for a in pool if a in today]
             if accusers:
                 return self.most_suspicious(accusers, seat_ties=True)
-        return self.most_suspicious([n for n in pool if n not in mem.partners], herd=self.herd, seat_ties=True)
+        return self.most_suspicious([n for n in pool if n not in mem.partners], seat_ties=True)
 
-    def mafia_accusation(self, req, pool, must: bool) -> tuple[str | None, str, str]:
+    def mafia_accusation(self, req: DecisionRequest, pool, must: bool) -> tuple[str | None, str, str]:
         mem = self.mem
         target = self.mafia_target(pool)
         if target is None and must and pool:
@@ -420,16 +415,16 @@ class DayNightStrategy(Strategy):
         if accused in mem.partners:
             # bus a doomed partner only when it buys credit for another living partner
             return self.doomed(accused, kind) and len(self.living_partners()) >= 2
-        # a townsperson: vote as the town would on what the town can know, to blend in; lean
-        # towards yes by ``mafia_lean`` (each townsperson gone is a step to a win)
+        # a townsperson: vote as the town would on what the town can know, to blend in (a yes
+        # where the town says no is the loudest tell a mafia bot can give)
         pool = self.unconfirmed()
         if mem.confirmed_town(accused):
             return False
         s = mem.suspicion(accused)
         top, mean = self.top_and_mean(pool)
         if kind == "charge":
-            return s >= mean - self.charge_margin - self.mafia_lean
-        return s >= top - self.execute_margin - self.mafia_lean or s >= 2.0
+            return s >= mean - self.charge_margin
+        return s >= top - self.execute_margin or s >= 2.0
 
     def vote(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -457,7 +452,7 @@ class DayNightStrategy(Strategy):
         """
         mem = self.mem
         partners = mem.partners
-        living = [p for p in partners if p in mem.alive]
+        living = self.living_partners()
         against: Counter[str] = Counter()
         for b in mem.ballots:
             if b.accused in partners:
@@ -547,7 +542,7 @@ class DayNightStrategy(Strategy):
         for c in mem.claimers():
             if c in pool and c != mem.me and mem.anchor.get(c, 0.0) < 0:
                 return c
-        if self_ok and mem.me in pool and (mem.night <= 2 or mem.role in PROTECTORS):
+        if self_ok and mem.me in pool and mem.night <= self.self_guard_nights:
             return mem.me
         friends = [n for n in pool if n != mem.me]
         return self.least_suspicious(friends) or (pool[0] if pool else None)

@@ -1,9 +1,10 @@
 """``village``: the first day only talks, trials go to the most accused, cards are shown on death,
 the mafia agree on the night channel, the detective's hit is an arrest and the doctor guards.
 
-Accusations decide who is tried, so town bots lean towards players already accused today by
-players they trust (``herd``). A detective's "mafia" is arrested at dawn anyway, so it comes out
-with its first result: its clears protect townspeople, and a claimed detective draws the doctor.
+Accusations decide who is tried; town bots still accuse their own top suspect (following the
+day's first accusations would hand the trial to whoever speaks first, often mafia). A detective's
+"mafia" is arrested at dawn anyway, so it comes out with its first result: its clears protect
+townspeople, and a claimed detective draws the doctor.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from .daynight import DayNightStrategy
 class VillageStrategy(DayNightStrategy):
     variant: ClassVar[str] = "village"
     investigator: ClassVar[str] = "detective"
-    herd: ClassVar[float] = 0.0
     execute_margin: ClassVar[float] = 0.3
     fake_claim_chance: ClassVar[float] = 0.1
 
