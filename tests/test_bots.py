@@ -231,6 +231,25 @@ def test_mafia_bot_never_shoots_or_accuses_a_partner() -> None:
     assert checked > 500
 
 
+def test_village_mafia_bot_never_accuses_or_votes_out_a_partner_once_it_knows_the_team() -> None:
+    runoffs = 0
+    for seed in range(150):
+        game = play("village", 11, seed)
+        mafia = {n for n in game.seats if game.team(n) == "mafia"}
+        for e in game.log:
+            if e.day < 2:
+                continue  # the team meets on night 1
+            if e.type == "accusation" and e.actor in mafia:
+                assert e.data["accused"] not in mafia, f"seed {seed}"
+            elif e.type == "vote_result" and e.data["vote"] == "runoff":
+                candidates = e.data["candidates"]
+                if any(c not in mafia for c in candidates):
+                    runoffs += 1
+                    for voter, target in e.data["votes"].items():
+                        assert voter not in mafia or target not in mafia, f"seed {seed}"
+    assert runoffs >= 20
+
+
 def handmade_log(viewer: str, role: str, team: str, members: list[str] = ()) -> tuple[list[Event], Callable[..., None]]:
     """A log to write events into by hand, starting with the viewer's card (and team)."""
     log: list[Event] = []
@@ -250,6 +269,20 @@ def handmade_request(viewer: str, group: str, options: tuple[Option, ...], **inf
         id=1, player=viewer, role="mafia", phase=group, day=2, question="?", options=options,
         seats=tuple(NAMES[:9]), alive=tuple(NAMES[:9]), group=group, info=info,
     )  # fmt: skip
+
+
+def test_a_mafia_bot_that_meets_its_team_late_stops_counting_partners_as_targets() -> None:
+    """Village mafia learn each other on night 1, after a day of talk: cached pools must follow."""
+    log, emit = handmade_log("Hal", "mafia", "mafia")
+    speak = (Option("speak", {"accuse": FieldSpec(tuple(n for n in NAMES[:9] if n != "Hal"), nullable=True)}),)
+    bot = BotPlayer("Hal", 0)
+    view = View("Hal", "mafia", log)
+    bot.decide_now(handmade_request("Hal", "discussion", speak), view, None)
+    assert "Ivy" in bot.strategy.others()
+    emit("night", number=1)
+    emit("team", to=frozenset({"Hal", "Ivy"}), members=["Hal", "Ivy"])
+    bot.decide_now(handmade_request("Hal", "discussion", speak), view, None)
+    assert "Ivy" not in bot.strategy.others()
 
 
 @pytest.mark.parametrize("town_first", [True, False])

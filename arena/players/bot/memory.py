@@ -136,6 +136,7 @@ class Memory:
         self.team = data.get("team", "")
         self.variant = data.get("variant")
         self.first_phase = e.phase
+        self.epoch += 1
         if self.is_mafia:
             self.partners = frozenset((self.me,))
         self.dirty = True
@@ -143,6 +144,7 @@ class Memory:
     def _on_team(self, e: Event) -> None:
         self.partners = frozenset(e.data.get("members", ())) | {self.me}
         self.team_known = True
+        self.epoch += 1
         self.dirty = True
 
     def _on_day(self, e: Event) -> None:
@@ -292,24 +294,29 @@ class Memory:
         if not self.dirty:
             return
         self.dirty = False
-        self.epoch += 1
         new = self._anchors()
         old = self.anchor
+        move = self._move
         for name in self.seats:  # seat order: float sums must not depend on set order
-            self._move(name, new.get(name, 0.0) - old.get(name, 0.0))
-        term = self.term
+            delta = new.get(name, 0.0) - old.get(name, 0.0)
+            if delta:
+                move(name, delta)
+        term, alive = self.term, self.alive
         for name in self.seats:
-            if name not in self.alive and name not in new:
+            if name not in alive and name not in new:
                 soft = max(-SOFT_CAP, min(SOFT_CAP, term.get(name, 0.0) / ANCHOR_WEIGHT))
                 if soft:
                     new[name] = soft
-                    self._move(name, soft)
+                    move(name, soft)
+        if new != old:
+            self.epoch += 1
         self.anchor = new
 
     def _move(self, name: str, delta: float) -> None:
-        if delta:
+        row = self.links.get(name)
+        if row:
             term = self.term
-            for other, weight in self.links.get(name, {}).items():
+            for other, weight in row.items():
                 term[other] = term.get(other, 0.0) + weight * delta
 
     def _anchors(self) -> dict[str, float]:
