@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
-from arena.players.base import Answer, Malformed, Player, SyncPlayer
+from arena.players.base import Answer, GiveUp, Malformed, Player, SyncPlayer
 
 Observer = Callable[[Game], None]
 
@@ -35,8 +35,8 @@ class Ruling:
 
     def offer(self, answer: Answer, error: str | None = None) -> None:
         game, request = self.game, self.request
-        if answer is None:
-            self._forfeit(error or "no answer")
+        if answer is None or isinstance(answer, GiveUp):
+            self._forfeit(answer.why if isinstance(answer, GiveUp) else error or "no answer")
             return
         if isinstance(answer, Malformed):
             reason: str | None = answer.error
@@ -84,6 +84,7 @@ def run_sync(game: Game, players: Mapping[str, SyncPlayer], observers: Sequence[
             ruling = Ruling(game, request)
             ruling.offer(answer)
             while ruling.decision is None:
+                _notify(observers, game)  # a rejection is on the log: write it before asking again
                 ruling.offer(players[name].decide_now(request, views[name], ruling.feedback))
             decisions.append(ruling.decision)
         game.resolve(decisions)

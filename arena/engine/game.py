@@ -222,6 +222,15 @@ class Game:
         """An event only the moderator (the transcript) sees."""
         return self._emit(type_, MODERATOR, frozenset(), actor, data)
 
+    @staticmethod
+    def said(action: ActionBase) -> dict[str, Any]:
+        """The public part of a speech: its words and, when given, its structured claim."""
+        data: dict[str, Any] = {"text": action.speech or ""}
+        claim = getattr(action, "claim", None)
+        if claim is not None:
+            data["claim"] = claim.model_dump(exclude_defaults=True)
+        return data
+
     # ---- requests -------------------------------------------------------------------------
     def request(
         self,

@@ -21,7 +21,14 @@ class Malformed:
     error: str
 
 
-Answer = ActionBase | Malformed | None
+@dataclass(slots=True, frozen=True)
+class GiveUp:
+    """The player cannot answer at all (e.g. its provider is down): forfeit at once, saying why."""
+
+    why: str
+
+
+Answer = ActionBase | Malformed | GiveUp | None
 
 
 @runtime_checkable

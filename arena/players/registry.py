@@ -27,7 +27,7 @@ def make_player(spec: str, name: str, seed: int = 0, **kwargs):
         module, cls = BUILTIN[spec]
         try:
             factory = getattr(importlib.import_module(module), cls)
-        except ModuleNotFoundError as exc:
+        except (ModuleNotFoundError, AttributeError) as exc:
             raise SpecError(f"player kind {spec!r} is not available in this installation") from exc
         if spec == "human":
             return factory(name, **kwargs)

@@ -63,7 +63,7 @@ class Classic(Game):
         return self.targets(exclude=(self.accused,))
 
     def _speech(self, speaker: str, action: ActionBase, kind: str, **data: object) -> None:
-        self.public("speech", actor=speaker, kind=kind, text=action.speech or "", **data)
+        self.public("speech", actor=speaker, kind=kind, **self.said(action), **data)
 
     def _start_day(self) -> None:
         self.day += 1

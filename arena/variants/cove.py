@@ -196,7 +196,7 @@ class Cove(Game):
         return super().validate(request, action)
 
     def _speech(self, speaker: str, action: ActionBase, kind: str, **data: object) -> None:
-        self.public("speech", actor=speaker, kind=kind, text=action.speech or "", **data)
+        self.public("speech", actor=speaker, kind=kind, **self.said(action), **data)
 
     # ---- start, night ---------------------------------------------------------------------
     def _start(self, answers: dict[str, ActionBase]) -> None:

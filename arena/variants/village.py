@@ -181,7 +181,7 @@ class Village(Game):
     def _on_discussion(self, answers: dict[str, ActionBase]) -> None:
         speaker = self.speaker
         action = answers[speaker]
-        self.public("speech", actor=speaker, kind="discussion", text=action.speech or "", accuse=action.accuse)
+        self.public("speech", actor=speaker, kind="discussion", **self.said(action), accuse=action.accuse)
         if action.accuse is not None and speaker not in self.accusers.setdefault(action.accuse, set()):
             self.accusers[action.accuse].add(speaker)
             self.public("accusation", actor=speaker, accused=action.accuse)
@@ -234,7 +234,7 @@ class Village(Game):
         ]
 
     def _on_defence(self, answers: dict[str, ActionBase]) -> None:
-        self.public("speech", actor=self.accused, kind="defence", text=answers[self.accused].speech or "")
+        self.public("speech", actor=self.accused, kind="defence", **self.said(answers[self.accused]))
         self.phase = "verdict"
 
     def _ask_verdict(self) -> list[DecisionRequest]:

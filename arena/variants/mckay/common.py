@@ -209,7 +209,7 @@ class McKayGame(Game):
         for name in self.seats:
             action = answers.get(name)
             if action is not None and action.speech:
-                self.public("speech", actor=name, kind=kind, text=action.speech)
+                self.public("speech", actor=name, kind=kind, **self.said(action))
 
     def resolve_looks(self, answers: Mapping[str, ActionBase]) -> None:
         """Declarations and peeks in round order, then each look told to the looker alone."""

@@ -217,7 +217,7 @@ class Trio(McKayGame):
 
     def _on_soliloquy(self, answers: dict[str, ActionBase]) -> None:
         _, victim = self.call
-        self.public("speech", actor=victim, kind="soliloquy", text=answers[victim].speech or "")
+        self.public("speech", actor=victim, kind="soliloquy", **self.said(answers[victim]))
         self.phase = "soliloquy_reply"
 
     def _on_reply(self, answers: dict[str, ActionBase]) -> None:
