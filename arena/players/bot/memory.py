@@ -330,8 +330,8 @@ class Memory:
             a[self.me] = -1.0
             for target, result in self.my_checks.items():
                 a[target] = 1.0 if result == "mafia" else -1.0
-        hard = dict(a)
-        self._weigh_claims(a, hard, private)
+        if self.claims:
+            self._weigh_claims(a, dict(a), private)
         return a
 
     def _weigh_claims(self, a: dict[str, float], hard: dict[str, float], private: bool) -> None:

@@ -36,8 +36,7 @@ class BotPlayer(SyncPlayer):
             return safe_action(request, self.rng)
         strategy = self.strategy
         if strategy is None:
-            variant = detect_variant(memory.role, memory.first_phase, memory.variant)
-            strategy = self.strategy = strategy_for(variant)(memory, self.rng)
+            strategy = self.strategy = strategy_for(detect_variant(memory))(memory, self.rng)
         action = strategy.decide(request)
         if not is_legal(request, action):
             return safe_action(request, self.rng)

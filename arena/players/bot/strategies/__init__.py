@@ -7,26 +7,36 @@ whose unknown decision groups fall back to a cautious legal answer, so a bot pla
 
 from __future__ import annotations
 
+from ..memory import Memory
 from .base import Strategy
 from .classic import ClassicStrategy
+from .cove import CoveStrategy
 from .daynight import DayNightStrategy
 from .village import VillageStrategy
 
-STRATEGIES: dict[str, type[Strategy]] = {cls.variant: cls for cls in (ClassicStrategy, VillageStrategy)}
+STRATEGIES: dict[str, type[Strategy]] = {cls.variant: cls for cls in (ClassicStrategy, CoveStrategy, VillageStrategy)}
 FALLBACK: type[Strategy] = DayNightStrategy
 
 #: roles that occur in one variant only
-ROLE_HINTS = {"citizen": "classic", "inspector": "classic", "villager": "village"}
-#: the phase a variant's role cards are dealt in (``Game.first_phase``)
-FIRST_PHASE_HINTS = {"first_night": "classic", "start": "village"}
+ROLE_HINTS = {
+    "citizen": "classic", "inspector": "classic", "villager": "village",
+    "civilian": "cove", "maniac": "cove", "mistress": "cove",
+}  # fmt: skip
 
 
-def detect_variant(role: str, first_phase: str, declared: str | None = None) -> str:
-    """The variant a bot is in, from what its role card says (no variant name reaches players
-    unless the role event carries one)."""
-    if declared:
-        return declared
-    return ROLE_HINTS.get(role) or FIRST_PHASE_HINTS.get(first_phase) or "generic"
+def detect_variant(memory: Memory) -> str:
+    """The variant a bot sits in, from its card and the first events (no variant name reaches
+    players unless the role event carries one). Called at the bot's first decision."""
+    if memory.variant:
+        return memory.variant
+    if memory.role in ROLE_HINTS:
+        return ROLE_HINTS[memory.role]
+    if memory.first_phase == "first_night":
+        return "classic"
+    if memory.first_phase == "start":
+        # both open in a "start" phase; village then has a day of talk, cove a night
+        return "cove" if memory.day == 0 and memory.night >= 1 else "village"
+    return "generic"
 
 
 def strategy_for(variant: str) -> type[Strategy]:

@@ -27,6 +27,8 @@ from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS, Memory
 from .base import Strategy
 
 EPS = 1e-9
+#: (vote, accused, yes, suspicion) -> the Verdict, shared by every bot (votes are most decisions)
+VERDICTS: dict[tuple, Verdict] = {}
 
 
 class DayNightStrategy(Strategy):
@@ -73,7 +75,8 @@ class DayNightStrategy(Strategy):
         self.rolled_fake_day = -1
 
     def decide(self, request: DecisionRequest) -> ActionBase:
-        self.mem.refresh()
+        if self.mem.dirty:
+            self.mem.refresh()
         name = self.HANDLERS.get(request.group)
         if name is None:
             return safe_action(request, self.rng)
@@ -385,7 +388,13 @@ class DayNightStrategy(Strategy):
         if accused is None:
             return Verdict(yes=False, thought="No idea what this vote is about.")
         yes = self.mafia_verdict(accused, kind) if mem.is_mafia else self.town_verdict(accused, kind)
-        return Verdict(yes=yes, thought=f"{kind} {accused}: {mem.suspicion(accused):+.1f}")
+        key = (kind, accused, yes, round(mem.suspicion(accused), 1))
+        action = VERDICTS.get(key)
+        if action is None:  # actions are immutable: equal votes share one instance
+            if len(VERDICTS) > 4096:
+                VERDICTS.clear()
+            action = VERDICTS[key] = Verdict(yes=yes, thought=f"{kind} {accused}: suspicion {key[3]:+.1f}")
+        return action
 
     def town_verdict(self, accused: str, kind: str) -> bool:
         mem = self.mem
