@@ -1,4 +1,4 @@
-"""``classic``: Mafia by the referee's rules (Kuba, 1997). Spec: shared/rules/classic.md.
+"""``classic``: Mafia by the referee's rules (Kuba, 1997). Spec: docs/rules/classic.md.
 
 Readings fixed here (the page is silent):
 - Charge and execution votes are public once counted (hands are raised at a table).

@@ -1,5 +1,5 @@
 """``cove``: pub Mafia with doctor, maniac, mistress and detective (The Cove's house rules, seed 003,
-Russian). Spec: shared/rules/cove.md.
+Russian). Spec: docs/rules/cove.md.
 
 Day numbering: night N comes *before* day N, and ``game.day`` is N through both (so a night's
 deaths and the next day's vote carry the same number). The game opens with night 1

@@ -1,4 +1,4 @@
-"""``village``: Mafia with a deck of cards (a Norwegian party-game page). Spec: shared/rules/village.md.
+"""``village``: Mafia with a deck of cards (a Norwegian party-game page). Spec: docs/rules/village.md.
 
 The game opens with a day of talk and no trial; then night (mafia channel, then detective and
 doctor together, everything taking effect at dawn) and day (discussion, trials of the most

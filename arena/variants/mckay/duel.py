@@ -1,4 +1,4 @@
-"""``duel``: McKay's two-player Mafia (2007). Spec: shared/rules/mckay.md, "duel".
+"""``duel``: McKay's two-player Mafia (2007). Spec: docs/rules/mckay.md, "duel".
 
 A hand is one run of the clock (12 beats by default). In a beat each player may kill the
 other, declare cop and look at one unpicked card (first come, first served: the hand's only

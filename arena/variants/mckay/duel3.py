@@ -1,4 +1,4 @@
-"""``duel3``: the 2007 seed's three-player variation. Spec: shared/rules/mckay.md, "duel3".
+"""``duel3``: the 2007 seed's three-player variation. Spec: docs/rules/mckay.md, "duel3".
 
 Seven cards (3 TP, 3 mafia, 1 cop; 4 unpicked), 18 beats. While all three live, kills of one
 beat are applied one by one in the round's order, each only if its killer and its victim are

@@ -1,4 +1,4 @@
-"""``trio``: McKay's three-player Mafia (2008). Spec: shared/rules/mckay.md, "trio".
+"""``trio``: McKay's three-player Mafia (2008). Spec: docs/rules/mckay.md, "trio".
 
 A hand has at most two rounds of 12 beats. Round 1: each player's card lies on an opponent,
 on "no_kill" or in hand (``place_card``; moved or taken back in any beat); two cards on one
