@@ -222,6 +222,7 @@ def test_fifty_games_under_thirty_percent_faults():
         assert notes(game, "player_error", "player_timeout") == []  # nothing crashed
         rejected = {(e.actor, e.data["request"], e.data["reason"]) for e in game.log if e.type == "rejected"}
         forfeited = {(e.actor, e.data["request"]) for e in game.log if e.type == "forfeit"}
+        given_up = {(e.actor, e.data["request"]): e.data["why"] for e in game.log if e.type == "forfeit"}
         for r in records:
             retries += len(r["retries"])
             assert all(x["error"] and x["wait"] >= 0 for x in r["retries"])
@@ -231,6 +232,8 @@ def test_fifty_games_under_thirty_percent_faults():
             elif r["outcome"] == "transport_failed":  # nobody's fault: a logged forfeit, not a rejection
                 failures += 1
                 assert (r["player"], r["request"]) in forfeited
+                # the forfeit says why: each try's fault counted ("provider unavailable: 3× 503, 1× APITimeoutError")
+                assert re.fullmatch(r"provider unavailable: \d+× \w+(, \d+× \w+)*", given_up[r["player"], r["request"]])
                 assert not any(k[:2] == (r["player"], r["request"]) for k in rejected if k[2] == r["error"])
         for name, player in players.items():
             assert player.usage.transport_retries == sum(len(r["retries"]) for r in records if r["player"] == name)

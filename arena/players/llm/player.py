@@ -4,8 +4,8 @@ A bad *answer* (not JSON, wrong shape, illegal name) is the player's fault: it c
 :class:`~arena.players.base.Malformed`, the orchestrator rejects it and asks again with the reason
 as ``feedback``. A bad *connection* (429, 5xx, timeout, refused) is nobody's move: it is retried
 here with exponential backoff and jitter (honouring ``Retry-After``), bounded in tries and time;
-past the bound the decision is given up (``None``, a logged forfeit), never counted as a rejected
-answer.
+past the bound the decision is given up (:class:`~arena.players.base.GiveUp` with the reason, e.g.
+"provider unavailable: 4× 503", a logged forfeit), never counted as a rejected answer.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import logging
 import re
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,7 +26,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_base, wait_random_exponential
 
 from arena.engine import ActionBase, DecisionRequest, View, dump_action
-from arena.players.base import Answer, Malformed
+from arena.players.base import Answer, GiveUp, Malformed
 
 from .profiles import Profile
 from .prompt import Conversation, make_env
@@ -50,7 +51,15 @@ async def close_clients() -> None:
 
 
 class TransportGaveUp(Exception):
-    """The provider could not be reached within the retry bound (or refused for good)."""
+    """The provider could not be reached within the retry bound (or refused for good).
+
+    ``why`` is the short reason a forfeit shows: every try's fault counted ("4× 503"), so a reader
+    of the game log sees at once whether the provider was down, slow or refusing.
+    """
+
+    def __init__(self, message: str, why: str = "") -> None:
+        super().__init__(message)
+        self.why = why or message
 
 
 class _WaitRetryAfter(wait_base):
@@ -74,6 +83,12 @@ def _error_text(exc: BaseException) -> str:
     text = f"{type(exc).__name__}" + (f" {status}" if status else "")
     message = str(exc).splitlines()[0] if str(exc) else ""
     return f"{text}: {message[:200]}" if message else text
+
+
+def _fault(exc: BaseException) -> str:
+    """A try's fault in a word: the HTTP status, else the exception's class."""
+    status = getattr(exc, "status_code", None)
+    return str(status) if status else type(exc).__name__
 
 
 def _validation_text(exc: ValidationError) -> str:
@@ -145,12 +160,14 @@ class LLMPlayer:
 
     async def _send(self, kwargs: dict[str, Any], retries: list[dict[str, Any]]) -> Any:
         profile = self.profile
+        faults: list[str] = []
 
         def note_retry(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
             wait = state.next_action.sleep if state.next_action else 0.0
             entry = {"try": state.attempt_number, "error": _error_text(exc) if exc else "?", "wait": round(wait, 3)}
             retries.append(entry)
+            faults.append(_fault(exc) if exc else "?")
             self.usage.transport_retries += 1
             log.warning("%s: %s; retry %d in %.2fs", self.name, entry["error"], state.attempt_number, wait)
 
@@ -171,7 +188,13 @@ class LLMPlayer:
                 raise
             retryable, _ = transport_error(exc)
             why = "gave up after retries" if retryable else "not retryable"
-            raise TransportGaveUp(f"{_error_text(exc)} ({why})") from exc
+            faults.append(_fault(exc))
+            if retryable:
+                counts = ", ".join(f"{n}× {fault}" for fault, n in Counter(faults).items())
+                short = f"provider unavailable: {counts}"
+            else:
+                short = f"provider error: {_error_text(exc)}"
+            raise TransportGaveUp(f"{_error_text(exc)} ({why})", short) from exc
         raise TransportGaveUp("no attempt was made")  # unreachable: AsyncRetrying always tries once
 
     # ---- the decision ---------------------------------------------------------------------------
@@ -221,7 +244,7 @@ class LLMPlayer:
             self.usage.transport_failures += 1
             log.error("%s: no answer for request %d: %s", self.name, request.id, exc)
             self._emit(record)
-            return None
+            return GiveUp(exc.why)
         latency = time.perf_counter() - started
         reply = self.backend.extract(response)
         answer = self._interpret(request, schemas, reply)
