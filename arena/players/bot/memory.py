@@ -37,7 +37,11 @@ W_ACCUSE = 0.6  # accusing a player
 W_FLOOR = 0.4  # a charged player handing someone the floor ties them together
 W_ACCUSED_BY = 0.35  # being accused by a player of known alignment (town accusers are right more often)
 ANCHOR_WEIGHT = 3.0  # suspicion per unit of anchor: a certain fact outweighs a handful of votes
-SOFT_CAP = 0.5  # the most a dead player's suspicion counts as an anchor when its card is unknown
+SOFT_CAP = 0.5
+# two players claim the one investigator's card: one lies, so each is a prime suspect and their
+# checks are worth little until a night kill or a shown card tells them apart
+CONTESTED_TRUST = 0.3
+CONTESTED_ANCHOR = 0.65  # the most a dead player's suspicion counts as an anchor when its card is unknown
 
 
 @dataclass(slots=True)
@@ -361,7 +365,7 @@ class Memory:
             if private and self.role == role:
                 continue
             confirmed = [c for c in honest if hard.get(c, 0.0) <= -0.85]
-            for i, c in enumerate(honest):
+            for c in honest:
                 info = self.claims[c]
                 if confirmed:
                     if c not in confirmed:
@@ -371,13 +375,13 @@ class Memory:
                 elif len(honest) == 1:
                     trust = 0.3 if info.under_fire else 0.85
                 else:
-                    trust = 0.4 if i == 0 and not info.under_fire else 0.3  # one of them lies
+                    trust = CONTESTED_TRUST - (0.1 if info.under_fire else 0.0)  # one of them lies
                 if c in self.alive and c not in confirmed:
                     # every night the mafia shot someone else, a live claim looks less real
                     trust -= 0.5 * (self.kill_mornings - info.kills_before)
                 if c not in hard:
                     if len(honest) > 1:
-                        a[c] = 0.45 - trust / 2
+                        a[c] = CONTESTED_ANCHOR - trust / 2
                     elif info.under_fire:
                         a[c] = 0.1 - trust / 3
                     else:

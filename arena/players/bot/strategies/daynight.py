@@ -387,7 +387,12 @@ class DayNightStrategy(Strategy):
         kind = req.info.get("vote", "execution")
         if accused is None:
             return Verdict(yes=False, thought="No idea what this vote is about.")
-        yes = self.mafia_verdict(accused, kind) if mem.is_mafia else self.town_verdict(accused, kind)
+        if kind == "charge" and self.last_accuser_of(accused) == mem.me:
+            yes = True  # back my own accusation
+        elif mem.is_mafia:
+            yes = self.mafia_verdict(accused, kind)
+        else:
+            yes = self.town_verdict(accused, kind)
         key = (kind, accused, yes, round(mem.suspicion(accused), 1))
         action = VERDICTS.get(key)
         if action is None:  # actions are immutable: equal votes share one instance
