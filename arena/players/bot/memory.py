@@ -101,6 +101,7 @@ class Memory:
         self.ballots: list[Ballot] = []
         self.accusations: list[tuple[str, str, int]] = []  # (accuser, accused, day)
         self.accusers_today: dict[str, set[str]] = {}
+        self.last_accuser: dict[str, str] = {}  # accused -> the latest accuser, today
         self.on_trial: str | None = None
         # the viewer's private knowledge
         self.my_checks: dict[str, str] = {}
@@ -112,7 +113,10 @@ class Memory:
         self.last_victim: str | None = None  # the channel's chosen victim tonight (village)
         # the suspicion model
         self.anchor: dict[str, float] = {}
-        self.links: dict[str, dict[str, float]] = {}  # anchored player -> {linked player: weight}
+        self.links: dict[str, dict[str, float]] = {}  # player ever anchored -> {linked player: weight}
+        # links of players never anchored yet, as (linked players, weight) groups: they weigh
+        # nothing until an anchor exists, so most ballots cost one append instead of a loop
+        self.pending: dict[str, list[tuple[tuple[str, ...], float]]] = {}
         self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
         self.dirty = True
         self.epoch = 0  # bumped whenever the living or the anchors change (for caches)
@@ -158,6 +162,7 @@ class Memory:
             self.alive = set(alive)
             self.epoch += 1
         self.accusers_today = {}
+        self.last_accuser = {}
         self.on_trial = None
 
     def _on_night(self, e: Event) -> None:
@@ -195,7 +200,7 @@ class Memory:
         floor = data.get("floor")
         if floor and actor is not None:
             for speaker in floor:
-                self._link(actor, speaker, W_FLOOR)
+                self._link(actor, (speaker,), W_FLOOR)
         raw = data.get("claim")
         if raw is not None and actor is not None:
             self._record_claim(actor, raw, kind == "defence" or actor == self.on_trial)
@@ -229,8 +234,9 @@ class Memory:
             return
         self.accusations.append((accuser, accused, self.day))
         self.accusers_today.setdefault(accused, set()).add(accuser)
-        self._link(accused, accuser, -W_ACCUSE)
-        self._link(accuser, accused, -W_ACCUSED_BY)
+        self.last_accuser[accused] = accuser
+        self._link(accused, (accuser,), -W_ACCUSE)
+        self._link(accuser, (accused,), -W_ACCUSED_BY)
 
     def _on_vote_result(self, e: Event) -> None:
         data = e.data
@@ -252,17 +258,12 @@ class Memory:
         self.ballots.append(ballot)
         w = W_CHARGE if ballot.vote == "charge" else W_EXECUTE
         accused = ballot.accused
-        row = self.links.get(accused)
-        if row is None:
-            row = self.links[accused] = {}
-        a = self.anchor.get(accused, 0.0)
-        term = self.term
-        for voters, weight in ((ballot.yes, -w), (ballot.no, w)):
-            for voter in voters:
-                if voter != accused:
-                    row[voter] = row.get(voter, 0.0) + weight
-                    if a:
-                        term[voter] = term.get(voter, 0.0) + weight * a
+        yes, no = ballot.yes, ballot.no
+        if accused in yes or accused in no:  # a vote on oneself (village) says nothing
+            yes = tuple(v for v in yes if v != accused)
+            no = tuple(v for v in no if v != accused)
+        self._link(accused, yes, -w)
+        self._link(accused, no, w)
 
     def _on_check(self, e: Event) -> None:
         target, result = e.data.get("target"), e.data.get("result")
@@ -279,15 +280,32 @@ class Memory:
         self.on_trial = e.data.get("player")
 
     # ---- the suspicion model ----------------------------------------------------------------
-    def _link(self, anchor: str, other: str, weight: float) -> None:
-        """Record that ``other``'s suspicion moves by ``weight * anchor[anchor]``."""
+    def _link(self, anchor: str, others: tuple[str, ...], weight: float) -> None:
+        """Record that each of ``others`` moves in suspicion by ``weight * anchor[anchor]``."""
         row = self.links.get(anchor)
         if row is None:
-            row = self.links[anchor] = {}
-        row[other] = row.get(other, 0.0) + weight
-        a = self.anchor.get(anchor)
-        if a:
-            self.term[other] = self.term.get(other, 0.0) + weight * a
+            group = self.pending.get(anchor)
+            if group is None:
+                self.pending[anchor] = [(others, weight)]
+            else:
+                group.append((others, weight))
+            return
+        a = self.anchor.get(anchor, 0.0)
+        term = self.term
+        for other in others:
+            row[other] = row.get(other, 0.0) + weight
+            if a:
+                term[other] = term.get(other, 0.0) + weight * a
+
+    def row(self, name: str) -> dict[str, float]:
+        """``name``'s links as {linked player: weight}, folding in the pending ones (in order)."""
+        row = self.links.get(name)
+        if row is None:
+            row = self.links[name] = {}
+            for others, weight in self.pending.pop(name, ()):
+                for other in others:
+                    row[other] = row.get(other, 0.0) + weight
+        return row
 
     def refresh(self) -> None:
         """Recompute the anchors if a fact changed, re-weighing only the links of moved anchors.
@@ -317,11 +335,9 @@ class Memory:
         self.anchor = new
 
     def _move(self, name: str, delta: float) -> None:
-        row = self.links.get(name)
-        if row:
-            term = self.term
-            for other, weight in row.items():
-                term[other] = term.get(other, 0.0) + weight * delta
+        term = self.term
+        for other, weight in self.row(name).items():
+            term[other] = term.get(other, 0.0) + weight * delta
 
     def _anchors(self) -> dict[str, float]:
         a: dict[str, float] = {}

@@ -145,12 +145,6 @@ class DayNightStrategy(Strategy):
         mates = [n for n in self.living_partners() if n != self.mem.me]
         return "Mafia: " + (say.join_names(mates) + " and me." if mates else "just me.")
 
-    def last_accuser_of(self, name: str) -> str | None:
-        for accuser, accused, day in reversed(self.mem.accusations):
-            if accused == name and day == self.mem.day:
-                return accuser
-        return None
-
     # ---- claims --------------------------------------------------------------------------------
     def claim_for(self, req: DecisionRequest) -> tuple[Claim | None, str]:
         """A claim to make in this speech, with its words, or (None, "")."""
@@ -207,7 +201,7 @@ class DayNightStrategy(Strategy):
         if exposing and designated == mem.me:
             target = exposing[0]
         elif req.group == "defence" and not town_claimers:
-            accuser = self.last_accuser_of(mem.me)
+            accuser = self.mem.last_accuser.get(mem.me)
             target = accuser if accuser not in mem.partners else None
         elif req.group == "last_words" and not town_claimers and len(partners) > 1:
             target = self.most_suspicious([n for n in self.others() if n in mem.alive], seat_ties=True)
@@ -318,7 +312,7 @@ class DayNightStrategy(Strategy):
             return safe_action(req, self.rng)
         mem = self.mem
         claim, claim_line = self.claim_for(req)
-        accuser = self.last_accuser_of(mem.me)
+        accuser = self.mem.last_accuser.get(mem.me)
         if mem.is_mafia:
             counter = accuser if accuser is not None and accuser not in mem.partners else self.mafia_target(self.others())
             reasons: list[tuple] = []
@@ -387,7 +381,7 @@ class DayNightStrategy(Strategy):
         kind = req.info.get("vote", "execution")
         if accused is None:
             return Verdict(yes=False, thought="No idea what this vote is about.")
-        if kind == "charge" and self.last_accuser_of(accused) == mem.me:
+        if kind == "charge" and self.mem.last_accuser.get(accused) == mem.me:
             yes = True  # back my own accusation
         elif mem.is_mafia:
             yes = self.mafia_verdict(accused, kind)
@@ -476,7 +470,6 @@ class DayNightStrategy(Strategy):
                 against[accuser] += 1
         failed = mem.failed_targets[-1:] if mem.failed_targets else []
         sus = mem.suspicion
-        links = mem.links
 
         def worth(name: str) -> float:
             info = mem.claims.get(name)
@@ -487,8 +480,8 @@ class DayNightStrategy(Strategy):
                 d += 50.0
             if name in failed:
                 d -= 80.0  # protected last night: try someone else
-            row = links.get(name)
-            exposure = sum(max(0.0, -row.get(p, 0.0)) for p in living) if row else 0.0
+            row = mem.row(name)
+            exposure = sum(max(0.0, -row.get(p, 0.0)) for p in living)
             return d + 0.5 * against[name] - sus(name) - self.exposure_weight * exposure
 
         index = mem.seat_index
