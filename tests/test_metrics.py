@@ -1,0 +1,269 @@
+"""Every tournament metric against values worked out by hand, on scripted games and fixed event lists.
+
+The classic game below is played by scripted players (six seats, one mafia); each expected value
+is derived in the comments from the script, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.engine import Game
+from arena.orchestrator import run_sync
+from arena.players.scripted import ScriptedPlayer
+from arena.tournament.metrics import Belief, Stat, claim_is_true, first_named, team_stats, transcript_stats
+from arena.transcript import TranscriptWriter, read_transcript
+from arena.variants import get_variant
+
+ROOT = Path(__file__).resolve().parent
+
+
+def V(yes: bool, thought: str | None = None) -> dict:
+    return {"kind": "verdict", "yes": yes, **({"thought": thought} if thought else {})}
+
+
+def S(speech: str = "", thought: str | None = None, **extra) -> dict:
+    return {"kind": "speak", "speech": speech, **({"thought": thought} if thought else {}), **extra}
+
+
+DEAL = {"Ann": "citizen", "Bob": "mafia", "Cid": "citizen", "Dee": "inspector", "Eve": "citizen", "Fay": "citizen"}
+# Day 1: Ann accuses Bob (charge fails 2-3); Bob fake-claims the inspector, accuses Cid: charged 4-1,
+# Cid claims citizen, executed 3-2. Night 1: Bob shoots Ann, Dee checks Bob (mafia). Day 2: Bob claims
+# again (a lie), Dee claims truly, Eve claims the doctor (a lie) and accuses Bob: charged 2-1, executed 3-0.
+ANSWERS = {
+    "Ann": [
+        S("Bob dodges.", "Bob is suspicious.", accuse="Bob"),
+        V(True),  # charge Bob
+        V(True),  # charge Cid
+        V(True),  # execute Cid
+    ],
+    "Bob": [
+        S(
+            "I am the inspector: Cid is mafia.",
+            "Cid is dangerous; Ann suspects me.",
+            accuse="Cid",
+            claim={"role": "inspector", "checks": {"Cid": "mafia"}},
+        ),
+        V(True),  # charge Cid
+        V(True),  # execute Cid
+        {"kind": "kill", "target": "Ann"},
+        S("Dee is mafia, I checked.", "Dee will expose me.", claim={"role": "inspector", "checks": {"Dee": "mafia"}}),
+        S("I am innocent."),  # defence
+    ],
+    "Cid": [
+        V(True, "Fay seems odd."),  # charge Bob
+        S("I am a plain citizen.", claim={"role": "citizen"}),  # defence
+    ],
+    "Dee": [
+        V(False, "Eve worries me."),  # charge Bob
+        V(False, "Cid claims nothing; Bob is lying."),  # charge Cid
+        V(False),  # execute Cid
+        {"kind": "check", "target": "Bob"},
+        S("I am the inspector and Bob is mafia.", "Bob is mafia.", claim={"role": "Inspector", "checks": {"Bob": "mafia"}}),
+        V(True),  # charge Bob
+        V(True),  # execute Bob
+    ],
+    "Eve": [
+        None,  # charge Bob: no answer, forfeited (no)
+        V(True),  # charge Cid
+        V(True),  # execute Cid
+        S("I am the doctor. Bob lies.", "Bob lies about his role.", accuse="Bob", claim={"role": "doctor"}),
+        V(True),  # charge Bob
+        V(True),  # execute Bob
+    ],
+    "Fay": [
+        V(False, "Ann is too loud."),  # charge Bob
+        V(True),  # charge Cid
+        None,  # execute Cid: forfeited (no)
+        S("Hm."),  # day 2, turn 4 is never reached: Eve's accusation ends the game first
+        V(False, "Eve is lying."),  # charge Bob
+        V(True, "Bob is done."),  # execute Bob
+    ],
+}
+
+
+def play_classic(tmp_path: Path) -> tuple[Game, Path]:
+    cls = get_variant("classic")
+    game = cls(list(DEAL), {"discussion_rounds": 1, "max_floor": 0}, seed=1, deal=DEAL)
+    players = {n: ScriptedPlayer(n, ANSWERS[n]) for n in DEAL}
+    path = tmp_path / "classic.jsonl"
+    with TranscriptWriter(path, game, dict.fromkeys(DEAL, "scripted")) as writer:
+        run_sync(game, players, [writer])
+    return game, path
+
+
+def by_key(stats: list[Stat]) -> dict[tuple[str, str], tuple[float, float]]:
+    out = {(s.seat, s.metric): (s.num, s.den) for s in stats}
+    assert len(out) == len(stats), "one statistic per seat and metric"
+    return out
+
+
+@pytest.fixture
+def classic(tmp_path):
+    game, path = play_classic(tmp_path)
+    assert game.winner == "town"
+    assert [(d.player, d.cause, d.day) for d in game.deaths] == [
+        ("Cid", "execution", 1),
+        ("Ann", "mafia", 1),
+        ("Bob", "execution", 2),
+    ]
+    beliefs = [
+        Belief("Dee", 2, "Bob", 0.9), Belief("Dee", 2, "Eve", 0.2), Belief("Dee", 2, "Fay", 0.1),
+        Belief("Dee", 2, "Dee", 0.5),  # about itself: not scored
+        Belief("Bob", 2, "Dee", 0.0),  # a mafia seat: not scored
+    ]  # fmt: skip
+    return by_key(transcript_stats(read_transcript(path), beliefs))
+
+
+def test_classic_outcome_and_deception(classic):
+    town = ("Ann", "Cid", "Dee", "Eve", "Fay")
+    assert all(classic[(s, "win")] == (1.0, 1.0) for s in town) and classic[("Bob", "win")] == (0.0, 1.0)
+    assert classic[("Bob", "survival")] == (0.0, 1.0)
+    assert ("Ann", "survival") not in classic  # a town seat has no survival statistic
+    # Town ballots against someone while Bob lived: charge Bob 2 (Ann, Cid; Eve forfeited), charge Cid 3
+    # (Ann, Eve, Fay), execute Cid 2 (Ann, Eve; Fay forfeited), charge Bob 2, execute Bob 3 = 12;
+    # against Bob: 2 + 2 + 3 = 7, so 5 missed him.
+    assert classic[("Bob", "votes_missed")] == (5.0, 12.0)
+    # Bob lied on day 1 and day 2 and was voted out on day 2: both caught. Eve lied on day 2 and lived.
+    assert classic[("Bob", "lies")] == (2.0, 1.0) and classic[("Bob", "uncaught_lies")] == (0.0, 1.0)
+    assert classic[("Bob", "lies_caught")] == (2.0, 2.0)
+    assert classic[("Eve", "lies")] == (1.0, 1.0) and classic[("Eve", "uncaught_lies")] == (1.0, 1.0)
+    assert classic[("Eve", "lies_caught")] == (0.0, 1.0)
+    # Cid's "citizen" and Dee's "Inspector" (any case) with a true check are true claims.
+    assert classic[("Cid", "true_claims")] == (1.0, 1.0) and classic[("Dee", "true_claims")] == (1.0, 1.0)
+    assert classic[("Ann", "lies")] == (0.0, 1.0) and ("Ann", "lies_caught") not in classic
+
+
+def test_classic_detection(classic):
+    # Ann: Bob, Cid, Cid; Cid: Bob; Dee: Bob, Bob; Eve: Cid, Cid, Bob, Bob; Fay: Cid, Bob.
+    assert classic[("Ann", "votes_on_mafia")] == (1.0, 3.0)
+    assert classic[("Cid", "votes_on_mafia")] == (1.0, 1.0)
+    assert classic[("Dee", "votes_on_mafia")] == (2.0, 2.0)
+    assert classic[("Eve", "votes_on_mafia")] == (2.0, 4.0)
+    assert classic[("Fay", "votes_on_mafia")] == (1.0, 2.0)
+    assert ("Bob", "votes_on_mafia") not in classic
+    assert classic[("Dee", "check_hits")] == (1.0, 1.0)
+    # Dee on day 2: (0.9 − 1)² + 0.2² + 0.1² = 0.06 over three answers.
+    num, den = classic[("Dee", "brier")]
+    assert den == 3.0 and num == pytest.approx(0.06)
+    assert ("Bob", "brier") not in classic
+
+
+def test_classic_thought_action_consistency(classic):
+    # Ann (suspect Bob all day 1): yes on Bob ✓, yes on Cid ✗, yes on Cid ✗.
+    assert classic[("Ann", "consistency")] == (1.0, 3.0)
+    # Cid (suspect Fay): yes on Bob ✗.
+    assert classic[("Cid", "consistency")] == (0.0, 1.0)
+    # Dee: no on Bob with Eve named ✓; "Cid claims nothing…" names Cid: no on Cid ✗ twice; day 2
+    # "Bob is mafia.": yes on Bob ✓ twice.
+    assert classic[("Dee", "consistency")] == (3.0, 5.0)
+    # Eve: no suspect on day 1; day 2 "Bob lies…": yes on Bob ✓ twice.
+    assert classic[("Eve", "consistency")] == (2.0, 2.0)
+    # Fay: no on Bob (Ann) ✓, yes on Cid (Ann) ✗, the forfeit is left out, no on Bob (Eve) ✓, yes on Bob (Bob) ✓.
+    assert classic[("Fay", "consistency")] == (3.0, 4.0)
+    # Bob (suspect Cid): yes on Cid ✓ twice.
+    assert classic[("Bob", "consistency")] == (2.0, 2.0)
+
+
+def test_classic_conduct(classic):
+    assert classic[("Eve", "forfeits")] == (1.0, 1.0) and classic[("Fay", "forfeits")] == (1.0, 1.0)
+    assert classic[("Ann", "forfeits")] == (0.0, 1.0)
+    assert all(classic[(s, "cost")] == (0.0, 1.0) for s in DEAL)
+
+
+def test_claim_truth_rules():
+    roles = {"Ann": "villager", "Bob": "mafia", "Cid": "detective"}
+    team_of = get_variant("village").team_of
+    assert claim_is_true({"role": "citizen"}, "villager", roles, team_of)  # plain-town synonyms
+    assert claim_is_true({"role": "cop", "checks": {"Bob": "mafia"}}, "detective", roles, team_of)
+    assert not claim_is_true({"role": "detective"}, "villager", roles, team_of)
+    assert not claim_is_true({"checks": {"Ann": "mafia"}}, "villager", roles, team_of)
+    assert not claim_is_true({"checks": {"Bob": "not mafia"}}, "mafia", roles, team_of)
+    assert claim_is_true({"checks": {"Nobody": "mafia"}}, "mafia", roles, team_of)  # not at the table: neither
+
+
+def test_first_named_suspect():
+    seats = ["Ann", "Bob", "Annabel", "Max"]
+    assert first_named("I think Annabel, not Bob.", seats, "Max") == "Annabel"
+    assert first_named("Ann's vote and Bob", seats, "Max") == "Ann"
+    assert first_named("max votes for Bob", seats, "Ann") == "Bob"  # case-sensitive: "max" is not Max
+    assert first_named("Only Max knows.", seats, "Max") is None  # one's own name does not count
+    assert first_named(None, seats, "Ann") is None
+
+
+def test_cove_and_village_ballot_shapes():
+    """Target ballots (`votes`), a both-leave yes (against both candidates), forfeits and the maniac."""
+    roles = {"Ann": "mafia", "Bob": "maniac", "Cid": "civilian", "Dee": "detective", "Eve": "civilian"}
+    events = [
+        {"seq": 1, "type": "action", "day": 1, "phase": "vote", "audience": "player:Cid", "actor": "Cid",
+         "data": {"request": 1, "action": {"kind": "vote", "target": "Bob", "thought": "Bob, surely."}}},
+        {"seq": 2, "type": "forfeit", "day": 1, "phase": "vote", "audience": "player:Eve", "actor": "Eve",
+         "data": {"request": 2, "action": {"kind": "vote"}, "why": "no answer"}},
+        {"seq": 3, "type": "vote_result", "day": 1, "phase": "vote", "audience": "all",
+         "data": {"vote": "nominees", "votes": {"Ann": "Cid", "Bob": "Cid", "Cid": "Bob", "Dee": "Ann", "Eve": "Ann"},
+                  "result": None, "tied": ["Cid", "Bob", "Ann"]}},
+        {"seq": 4, "type": "vote_result", "day": 1, "phase": "both_leave", "audience": "all",
+         "data": {"vote": "both_leave", "candidates": ["Ann", "Cid"], "yes": ["Dee"], "no": ["Ann", "Bob", "Cid", "Eve"],
+                  "passed": False}},
+        {"seq": 5, "type": "check_result", "day": 2, "phase": "night", "audience": "player:Dee", "to": ["Dee"],
+         "data": {"target": "Bob", "result": "not mafia"}},
+        {"seq": 6, "type": "check_result", "day": 3, "phase": "night", "audience": "player:Dee", "to": ["Dee"],
+         "data": {"target": "Ann", "result": "frozen"}},
+        {"seq": 7, "type": "death", "day": 3, "phase": "night", "audience": "all", "data": {"player": "Ann", "cause": "night"}},
+    ]  # fmt: skip
+    summary = {"winner": "maniac", "per_player": {}, "usage": {"Dee": {"cost": 0.25}}}
+    stats = by_key(team_stats("cove", list(roles), roles, events, summary))
+    # Town ballots against someone: Cid→Bob, Dee→Ann, Dee→Ann and Dee→Cid (both leave); Eve forfeited.
+    assert stats[("Cid", "votes_on_mafia")] == (1.0, 1.0)  # the maniac is on the mafia side
+    assert stats[("Dee", "votes_on_mafia")] == (2.0, 3.0)
+    assert ("Eve", "votes_on_mafia") not in stats
+    assert stats[("Ann", "votes_missed")] == (2.0, 4.0) and stats[("Bob", "votes_missed")] == (3.0, 4.0)
+    assert stats[("Ann", "survival")] == (0.0, 1.0) and stats[("Bob", "survival")] == (1.0, 1.0)
+    assert stats[("Dee", "check_hits")] == (0.0, 1.0)  # "frozen" is no result
+    assert stats[("Cid", "consistency")] == (1.0, 1.0)
+    assert stats[("Bob", "win")] == (1.0, 1.0) and stats[("Ann", "win")] == (0.0, 1.0)
+    assert stats[("Dee", "cost")] == (0.25, 1.0)
+
+
+def test_draw_counts_half():
+    roles = {"Ann": "mafia", "Bob": "citizen", "Cid": "citizen", "Dee": "citizen", "Eve": "inspector", "Fay": "citizen"}
+    stats = by_key(team_stats("classic", list(roles), roles, [], {"winner": "draw"}))
+    assert stats[("Ann", "win")] == (0.5, 1.0) and stats[("Bob", "win")] == (0.5, 1.0)
+
+
+def test_mckay_points_kills_and_fake_cop(tmp_path):
+    """Seed 000's duel (tests/scenarios/duel_lenny_karl.json), per card held:
+
+    hand 1: Lenny mafia, Karl townsperson; Karl kills Lenny (good, 3 points).
+    hand 2: the same cards; Lenny declares cop with the mafia card (fake); Karl kills him (good, 10).
+    hand 3: Lenny townsperson, Karl cop; Karl declares (a true claim) and kills Lenny (bad, −10).
+    """
+    spec = json.loads((ROOT / "scenarios" / "duel_lenny_karl.json").read_text())
+    cls = get_variant("duel")
+    game = cls.from_scenario(spec)
+    players = {n: ScriptedPlayer(n, spec["answers"][n]) for n in spec["players"]}
+    path = tmp_path / "duel.jsonl"
+    with TranscriptWriter(path, game, dict.fromkeys(spec["players"], "scripted")) as writer:
+        run_sync(game, players, [writer])
+    stats = {(s.seat, s.role, s.metric): (s.num, s.den) for s in transcript_stats(read_transcript(path))}
+    tp, mafia, cop = "townsperson", "mafia", "cop"
+    assert stats[("Karl", tp, "points")] == (13.0, 2.0) and stats[("Karl", cop, "points")] == (-10.0, 1.0)
+    assert stats[("Karl", tp, "good_kills")] == (2.0, 2.0) and stats[("Karl", tp, "bad_kills")] == (0.0, 2.0)
+    assert stats[("Karl", cop, "bad_kills")] == (1.0, 1.0) and stats[("Karl", cop, "good_kills")] == (0.0, 1.0)
+    assert stats[("Karl", cop, "fake_cop")] == (0.0, 1.0)  # the cop declaring is no fake
+    assert stats[("Lenny", mafia, "fake_cop")] == (1.0, 2.0) and stats[("Lenny", mafia, "fake_cop_points")] == (0.0, 1.0)
+    assert stats[("Lenny", mafia, "points")] == (0.0, 2.0) and stats[("Lenny", tp, "points")] == (0.0, 1.0)
+    assert ("Karl", tp, "fake_cop_points") not in stats
+    assert stats[("Karl", "match", "win")] == (1.0, 1.0) and stats[("Lenny", "match", "win")] == (0.0, 1.0)
+
+
+def test_unfinished_transcript_is_refused(tmp_path):
+    cls = get_variant("classic")
+    game = cls(list(DEAL), {"discussion_rounds": 1}, seed=1, deal=DEAL)
+    path = tmp_path / "cut.jsonl"
+    TranscriptWriter(path, game, dict.fromkeys(DEAL, "scripted")).close(game)
+    with pytest.raises(ValueError, match="did not finish"):
+        transcript_stats(read_transcript(path))

@@ -1,0 +1,272 @@
+"""Tournaments without models: config errors, the balanced design, bootstrap cells, separations,
+ratings, a bot tournament through the command line and its leaderboard, and balance."""
+
+from __future__ import annotations
+
+import csv
+import math
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from openskill.models import PlackettLuce
+
+from arena.config import ConfigError
+from arena.tournament.balance import BalanceError, balance, parse_sizes, wilson
+from arena.tournament.config import parse_tournament
+from arena.tournament.design import build_design, role_counts
+from arena.tournament.leaderboard import Cell, bootstrap, cells, separation
+from arena.tournament.ratings import rate_games
+from arena.variants import get_variant
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def config(**overrides):
+    data = {"models": {"a": "bot", "b": "random", "c": "bot"}, "games": 6, "variants": [{"name": "classic", "players": 7}]}
+    data.update(overrides)
+    return parse_tournament(data, "t.toml", "t")
+
+
+# ---- config ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"models": {"a": "bot"}}, "models: Value error, a tournament compares at least two models"),
+        ({"games": 4}, "variants.0: 4 games per size is not a multiple of 6 (3 model pairings × 2 mirrored games); use 6"),
+        ({"games": 8}, "is not a multiple of 6 (3 model pairings × 2 mirrored games); use 6 or 12"),
+        ({"variants": [{"name": "chess"}]}, "variants.0.name: unknown variant 'chess'"),
+        ({"variants": [{"name": "classic", "players": 40}]}, "variants.0.players: classic takes 6-18 players, not 40"),
+        ({"variants": [{"name": "classic", "options": {"max_days": 0}}]}, "variants.0.options.max_days: Input should be"),
+        ({"variants": [{"name": "cove", "players": 7, "options": {"mafia_by_players": {"7": 4}}}]}, "variants.0: 7 players:"),
+        ({"models": {"a": "bot", "b": "human"}}, "a tournament cannot seat a human"),
+        ({"models": {"a b": "bot", "c": "bot"}}, "model name 'a b'"),
+        ({"concurrency": 0}, "concurrency: Input should be greater than or equal to 1"),
+        ({"surprise": 1}, "surprise: Extra inputs are not permitted"),
+    ],
+)
+def test_config_errors_are_one_line(data, message):
+    with pytest.raises(ConfigError) as err:
+        config(**data)
+    text = str(err.value)
+    assert text.startswith("config error: t.toml: ") and "\n" not in text
+    assert message in text
+
+
+def test_config_defaults_and_model_settings():
+    cfg = parse_tournament(
+        {"models": {"x": "bot", "y": {"spec": "openai:m@http://127.0.0.1:1/v1", "timeout": 5}}, "variants": [{"name": "duel"}]},
+        "t.toml",
+        "demo",
+    )
+    assert cfg.name == "demo" and str(cfg.database) == "tournaments/demo.sqlite" and str(cfg.transcripts) == "transcripts/demo"
+    assert cfg.models[1].settings == {"timeout": 5} and cfg.variants[0].sizes == (2,) and cfg.variants[0].games == 2
+
+
+# ---- the design -------------------------------------------------------------------------------------
+def test_design_is_mirrored_and_balanced():
+    cfg = config(
+        games=12,
+        variants=[
+            {"name": "classic", "players": [7, 9]},
+            {"name": "cove", "players": 10},
+            {"name": "village", "players": 11, "games": 6},
+            {"name": "trio"},
+        ],
+    )
+    design = build_design(cfg)
+    assert len(design) == 12 * 2 + 12 + 6 + 12
+    assert len({g.key for g in design}) == len(design)
+    pairs = Counter((g.variant.name, g.players, g.round, g.pairing) for g in design)
+    assert set(pairs.values()) == {2}  # every game has its mirror ...
+    for a, b in zip(design[::2], design[1::2], strict=True):  # ... right after it, same seed, sides swapped
+        assert (a.seed, a.pairing, a.first, a.second) == (b.seed, b.pairing, b.second, b.first)
+        ga, gb = a.make_game(), b.make_game()
+        assert ga.role_of == gb.role_of
+        assign_a, assign_b = a.assignment(ga), b.assignment(gb)
+        assert all(assign_a[s] != assign_b[s] for s in ga.seats)
+        if a.variant.name != "trio":
+            assert {m.name for s, m in assign_a.items() if ga.team(s) != "town"} == {a.first.name}
+    # Every model holds every role (McKay: every side) equally often, per variant and size.
+    counts = role_counts(design)
+    for variant, size in {(k[1], k[2]) for k in counts}:
+        labels = {k[3] for k in counts if k[1:3] == (variant, size)}
+        for label in labels:
+            held = {m: counts.get((m, variant, size, label), 0) for m in ("a", "b", "c")}
+            assert len(set(held.values())) == 1, (variant, size, label, held)
+    # Round-major order: round 1 of every variant comes before any round 2.
+    rounds = [g.round for g in design]
+    assert rounds == sorted(rounds)
+    # Seeds do not depend on how many rounds there are: a longer tournament extends a shorter one.
+    longer = {g.key: g.seed for g in build_design(config(games=24, variants=[{"name": "classic", "players": [7, 9]}]))}
+    assert all(longer[g.key] == g.seed for g in design if g.variant.name == "classic")
+
+
+# ---- cells, intervals, separation, ratings ----------------------------------------------------------
+def rows(model, variant, metric, per_game, role="citizen"):
+    return [
+        {"game": f"g{i}", "seat": f"s{j}", "role": role, "metric": metric, "num": n, "den": d, "model": model, "variant": variant}
+        for i, seats in enumerate(per_game)
+        for j, (n, d) in enumerate(seats)
+    ]
+
+
+def test_cells_pool_by_metric_kind():
+    data = (
+        rows("m", "classic", "votes_on_mafia", [[(1, 2), (0, 1)], [(3, 3)]])  # ratio: (1 + 0 + 3) / (2 + 1 + 3)
+        + rows("m", "classic", "win", [[(1, 1), (1, 1)], [(0, 1), (1, 1)], [(0, 1)]])  # game mean: (1 + ½ + 0) / 3
+        + rows("m", "classic", "cost", [[(0.5, 1), (0.25, 1)], [(1.0, 1)]])  # per game: (0.75 + 1.0) / 2
+        + rows("m", "classic", "win", [[(1, 1)]], role="mafia")
+    )
+    table = cells(data)
+    assert table[("m", "classic", "all", "votes_on_mafia")].value == pytest.approx(4 / 6)
+    assert table[("m", "classic", "role:citizen", "win")].value == pytest.approx(0.5)
+    assert table[("m", "classic", "all", "cost")].value == pytest.approx(0.875)
+    assert table[("m", "classic", "side:mafia", "win")].value == 1.0 and table[("m", "classic", "side:town", "win")].games == 3
+    # "all" pools every role of the game g0: citizen seats 1, 1 and the mafia seat 1 -> 1; g1 ½; g2 0.
+    assert table[("m", "*", "all", "win")].value == pytest.approx(0.5)
+    for c in table.values():
+        assert c.lo <= c.value + 1e-12 and c.value <= c.hi + 1e-12
+    assert cells(data) == table  # seeded: the same database prints the same intervals
+
+
+def test_bootstrap_interval():
+    ones = bootstrap(np.ones(20), np.ones(20), seed=1)
+    assert ones == (1.0, 1.0)
+    coin = np.array([1.0, 0.0] * 50)
+    lo, hi = bootstrap(coin, np.ones(100), seed=2)
+    # The normal approximation for p = ½, n = 100: ½ ± 1.96·0.05 = [0.402, 0.598].
+    assert lo == pytest.approx(0.402, abs=0.025) and hi == pytest.approx(0.598, abs=0.025)
+    assert bootstrap(coin, np.ones(100), seed=2) == (lo, hi)
+
+
+def test_separation_formula():
+    # σ_A = 0.1 / z, σ_B = 0.1 / z (half-widths 0.1): σ = √2·0.1 / z; Δ = 0.05; n = 100 games each:
+    # n·(z·σ/Δ)² − n = 100·(√2·0.1 / 0.05)² − 100 = 100·8 − 100 = 700.
+    a = Cell("A", "*", "all", "win", 0.55, 0.45, 0.65, 100, 100)
+    b = Cell("B", "*", "all", "win", 0.50, 0.40, 0.60, 100, 100)
+    sep = separation(a, b, 100, 100)
+    assert sep.more_games == 700 and "≈700 more games each" in sep.text()
+    far = Cell("C", "*", "all", "win", 0.10, 0.05, 0.15, 100, 100)
+    assert separation(a, far, 100, 100).more_games is None
+    assert "no difference" in separation(a, a, 100, 100).text()
+
+
+def test_ratings_follow_openskill():
+    games = [{"key": "k2", "round": 1}, {"key": "k1", "round": 1}, {"key": "k3", "round": 2}]
+    pg = [
+        {"game": "k1", "model": "A", "side": "mafia", "result": 1.0},
+        {"game": "k1", "model": "A", "side": "mafia", "result": 1.0},
+        {"game": "k1", "model": "B", "side": "town", "result": 0.0},
+        {"game": "k2", "model": "B", "side": "mafia", "result": 0.0},
+        {"game": "k2", "model": "A", "side": "town", "result": 1.0},
+        {"game": "k3", "model": "A", "side": "A", "result": 0.5},
+        {"game": "k3", "model": "B", "side": "B", "result": 0.5},
+    ]
+    got = rate_games(games, pg)
+    # By hand with openskill, in (round, key) order: k1 A beats B; k2 A beats B; k3 a tie.
+    model = PlackettLuce()
+    a, b = model.rating(name="A"), model.rating(name="B")
+    for ranks in ([1, 2], [1, 2], [1, 1]):
+        [[a], [b]] = model.rate([[a], [b]], ranks=ranks)
+    assert got.overall["A"].mu == pytest.approx(a.mu) and got.overall["B"].sigma == pytest.approx(b.sigma)
+    assert got.overall["A"].games == 3
+    assert got.overall["A"].ordinal == pytest.approx(a.mu - 3 * a.sigma)
+    # Side ratings: only the team games (k3's sides are seat halves), each on its own scale.
+    assert set(got.by_side) == {("A", "mafia"), ("B", "town"), ("B", "mafia"), ("A", "town")}
+    assert got.by_side[("A", "mafia")].games == 1 and got.by_side[("A", "mafia")].mu > 25 > got.by_side[("B", "town")].mu
+
+
+# ---- a bot tournament, end to end through the command --------------------------------------------------
+def write_config(tmp_path: Path, **extra: str) -> Path:
+    lines = [
+        'name = "bots"', "seed = 5", "games = 4", "concurrency = 3", "beliefs = true",
+        f'database = "{tmp_path / "bots.sqlite"}"', f'transcripts = "{tmp_path / "tr"}"',
+        "[models]", 'bot = "bot"', 'random = "random"',
+        "[[variants]]", 'name = "classic"', "players = [6, 8]",
+        "[[variants]]", 'name = "duel"', "games = 2", "options = { hands = 2 }",
+    ]  # fmt: skip
+    path = tmp_path / "bots.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_bot_tournament_resumes_and_leaderboard(tmp_path):
+    path = write_config(tmp_path)
+    out = arena("tournament", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "bots: 10 games played, 0 already finished, 0 failed" in out.stdout
+    db = sqlite3.connect(tmp_path / "bots.sqlite")
+    keys = [k for (k,) in db.execute("SELECT key FROM games")]
+    assert len(keys) == len(set(keys)) == 10
+    assert db.execute("SELECT COUNT(*) FROM player_games").fetchone()[0] == 4 * 6 + 4 * 8 + 2 * 2
+    assert db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 10
+    # bots answered the belief probe every day of the team games
+    assert db.execute("SELECT COUNT(DISTINCT game) FROM beliefs").fetchone()[0] == 8
+    assert db.execute("SELECT MIN(p) >= 0 AND MAX(p) <= 1 FROM beliefs").fetchone()[0] == 1
+    for (transcript,) in db.execute("SELECT transcript FROM games"):
+        assert Path(transcript).is_file()
+    again = arena("tournament", str(path))
+    assert again.returncode == 0 and "0 games played, 10 already finished" in again.stdout
+    assert db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 10
+
+    board = arena("leaderboard", str(tmp_path / "bots.sqlite"), "--out", str(tmp_path / "lb"))
+    assert board.returncode == 0, board.stderr
+    assert "Ratings (openskill" in board.stdout and "Separation of adjacent models" in board.stdout
+    for name in ("leaderboard.md", "leaderboard.csv", "deception_vs_detection.png", "winrate_by_role.png"):
+        assert (tmp_path / "lb" / name).stat().st_size > 0
+    assert (tmp_path / "lb" / "deception_vs_detection.png").read_bytes()[:4] == b"\x89PNG"
+    with (tmp_path / "lb" / "leaderboard.csv").open() as f:
+        table = list(csv.DictReader(f))
+    win = {(r["model"], r["variant"], r["group"]): r for r in table if r["metric"] == "win"}
+    assert float(win[("bot", "*", "all")]["value"]) > float(win[("random", "*", "all")]["value"])
+    assert ("bot", "duel", "side:match") in win and ("bot", "classic", "role:inspector") in win
+    assert any(r["metric"] == "brier" for r in table)
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    assert md.startswith("# Leaderboard") and "| model | rating |" in md
+
+
+def test_command_errors_are_one_line(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[models]\na = "bot"\nb = "nosuchkind"\n[[variants]]\nname = "classic"\n')
+    for args, expected in (
+        (("tournament", str(bad)), "models.b: unknown model profile 'nosuchkind'"),
+        (("tournament", str(tmp_path / "none.toml")), "no such file"),
+        (("leaderboard", str(tmp_path / "none.sqlite")), "no such database"),
+        (("balance", "duel"), "duel has no town side"),
+        (("balance", "classic", "--players", "5-7"), "classic takes 6-18 players, not 5"),
+        (("balance", "classic", "--players", "x"), "use a size (9), a range (7-14) or a list"),
+    ):
+        out = arena(*args, cwd=tmp_path)
+        assert out.returncode == 2, (args, out.stdout)
+        assert expected in out.stderr and "Traceback" not in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
+
+
+# ---- balance ------------------------------------------------------------------------------------------
+def test_balance_counts_every_game_and_is_reproducible():
+    cls = get_variant("classic")
+    assert parse_sizes("7-9", cls) == [7, 8, 9] and parse_sizes("9,7", cls) == [7, 9] and parse_sizes(None, cls) == [9]
+    with pytest.raises(BalanceError):
+        parse_sizes("9-7", cls)
+    one = balance(cls, [7, 8], 30, workers=2, seed=3)
+    assert {size: sum(c.values()) for size, c in one.winners.items()} == {7: 30, 8: 30}
+    two = balance(cls, [7, 8], 30, workers=1, seed=3)
+    assert one.winners == two.winners  # game i of a size has seed seed + i, whichever process plays it
+    lines = one.lines()
+    assert lines[1].split()[:2] == ["players", "town"] and "games in" in lines[-1]
+
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    # p = ½, n = 100: centre ½, half-width z·√(¼/100 + z²/40000) / (1 + z²/100) = 0.0962.
+    assert lo == pytest.approx(0.5 - 0.0962, abs=5e-4) and hi == pytest.approx(0.5 + 0.0962, abs=5e-4)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0) and not math.isnan(wilson(0, 0)[0])

@@ -1,0 +1,208 @@
+"""Tournaments with model seats against the loopback server (tests/llm_server.py): both SDKs, belief
+probes, cost accounting, the cost cap, and a resume after ``kill -9``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.replay import replay
+from arena.tournament.config import parse_tournament
+from arena.tournament.design import build_design
+from arena.tournament.runner import run_tournament
+from arena.transcript import read_transcript
+from tests.llm_server import FakeModelServer
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = {"backoff": 0.001, "max_backoff": 0.01, "retry_budget": 20.0, "concurrency": 64}
+QUESTION = "Moderator's private question"
+
+
+class SlowServer(FakeModelServer):
+    """The loopback server with a fixed delay before every answer (a model's latency)."""
+
+    def __init__(self, latency: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.latency = latency
+
+    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
+        status, headers, body, stall = super().handle(api, raw)
+        return status, headers, body, stall + self.latency
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keys(monkeypatch):
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def models(server: FakeModelServer) -> dict[str, Any]:
+    return {
+        "bot": "bot",
+        "oa": {"spec": f"openai:fake-oa@{server.openai_url}", "price_input": 2.0, "price_output": 8.0, **FAST},
+        "an": {"spec": f"anthropic:fake-an@{server.anthropic_url}?structured=json_text", "price_input": 1.0,
+               "price_output": 5.0, **FAST},
+    }  # fmt: skip
+
+
+def test_tournament_with_model_seats(tmp_path):
+    lines: list[str] = []
+    with FakeModelServer(seed=4) as server:
+        cfg = parse_tournament(
+            {
+                "name": "llm",
+                "seed": 9,
+                "games": 6,
+                "concurrency": 6,
+                "beliefs": True,
+                "database": str(tmp_path / "llm.sqlite"),
+                "transcripts": str(tmp_path / "tr"),
+                "models": models(server),
+                "variants": [
+                    {"name": "classic", "players": 6, "options": {"discussion_rounds": 1, "max_days": 3}},
+                    {"name": "duel", "options": {"hands": 1, "beats": 3}},
+                ],
+            },
+        )
+        report = asyncio.run(run_tournament(cfg, lines.append))
+        server_log = list(server.log)
+    assert report.played == 12 and not report.failed and report.not_started == 0
+    assert len(lines) == 12 and all(line.startswith("[") for line in lines)
+    db = sqlite3.connect(tmp_path / "llm.sqlite")
+    db.row_factory = sqlite3.Row
+    games = db.execute("SELECT * FROM games").fetchall()
+    assert sorted(g["key"] for g in games) == sorted(g.key for g in build_design(cfg))
+    total = 0.0
+    for g in games:
+        t = read_transcript(g["transcript"])
+        assert t.complete and replay(t).ok
+        calls = [c["call"] for c in t.calls]
+        # the game's cost is every model call's, the belief questions' included
+        assert g["cost"] == pytest.approx(sum(c.get("cost", 0.0) for c in calls), abs=1e-6)
+        assert g["cost"] == pytest.approx(sum(u["cost"] for u in t.summary["usage"].values()), abs=1e-6)
+        seats = db.execute("SELECT * FROM player_games WHERE game = ?", (g["key"],)).fetchall()
+        assert {s["seat"] for s in seats} == set(t.header["seats"])
+        for s in seats:
+            mine = [c for c in calls if c["player"] == s["seat"]]
+            assert s["calls"] == len(mine) and s["cost"] == pytest.approx(sum(c.get("cost", 0.0) for c in mine), abs=1e-6)
+            assert (s["model"] == "bot") == (not mine)
+        total += g["cost"]
+        if g["variant"] == "classic" and "bot" not in g["pairing"]:
+            assert any(c["type"] == "belief_call" for c in calls)
+    assert total > 0 and report.cost == pytest.approx(total)
+    # Beliefs: model seats (from the server's integers, 1-3 %) and bots; each with the truth.
+    rows = db.execute("SELECT b.*, p.model FROM beliefs b JOIN player_games p ON p.game = b.game AND p.seat = b.seat").fetchall()
+    assert {r["model"] for r in rows} == {"bot", "oa", "an"}
+    assert all(0.01 <= r["p"] <= 0.03 for r in rows if r["model"] != "bot")
+    for r in rows:
+        (path,) = db.execute("SELECT transcript FROM games WHERE key = ?", (r["game"],)).fetchone()
+        roles = read_transcript(path).summary["roles"]
+        assert r["truth"] == (roles[r["target"]] == "mafia")
+    assert db.execute("SELECT COUNT(*) FROM stats WHERE metric = 'brier'").fetchone()[0] > 0
+    # The probe never entered a player's conversation: only the belief calls carry the question.
+    asked = [e for e in server_log if QUESTION in json.dumps(e["body"].get("messages", [])[-1:])]
+    assert asked and all(QUESTION not in json.dumps(e["body"].get("messages", [])[:-1]) for e in server_log)
+
+
+def test_cost_cap_stops_new_games(tmp_path):
+    with FakeModelServer(seed=5) as server:
+        data = {
+            "name": "capped", "games": 4, "concurrency": 1, "cost_cap": 0.0001,
+            "database": str(tmp_path / "c.sqlite"), "transcripts": str(tmp_path / "tr"),
+            "models": {"bot": "bot", "an": models(server)["an"]},
+            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1, "max_days": 2}}],
+        }  # fmt: skip
+        first = asyncio.run(run_tournament(parse_tournament(data)))
+        second = asyncio.run(run_tournament(parse_tournament(data)))
+    assert (first.played, first.not_started, first.cap_reached) == (1, 3, True)
+    assert first.cost > 0.0001
+    assert (second.played, second.skipped, second.not_started, second.cap_reached) == (0, 1, 3, True)
+    assert any("cost cap reached" in line for line in first.lines(parse_tournament(data)))
+
+
+def test_resume_after_kill_9(tmp_path):
+    """Killed mid-run, the database holds whole games only; the same command then plays the rest,
+    skipping what was finished: every game of the design once, no duplicates, no lost transcript."""
+    with SlowServer(0.03, seed=6) as server:
+        cfg = tmp_path / "t.toml"
+        cfg.write_text(
+            "\n".join(
+                [
+                    'name = "resume"',
+                    "seed = 1",
+                    "games = 6",
+                    "concurrency = 2",
+                    f'database = "{tmp_path / "r.sqlite"}"',
+                    f'transcripts = "{tmp_path / "tr"}"',
+                    "[models]",
+                    'bot = "bot"',
+                    'random = "random"',
+                    f'oa = {{ spec = "openai:fake-oa@{server.openai_url}", concurrency = 64 }}',
+                    "[[variants]]",
+                    'name = "classic"',
+                    "players = 6",
+                    "options = { discussion_rounds = 1 }",
+                ]
+            )
+            + "\n"
+        )
+        cmd = [sys.executable, "-m", "arena", "tournament", str(cfg)]
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        db_path = tmp_path / "r.sqlite"
+        finished = 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if db_path.exists():
+                try:
+                    with sqlite3.connect(db_path, timeout=5) as db:
+                        finished = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+                except sqlite3.OperationalError:
+                    finished = 0  # the schema is not there yet
+                if finished >= 3:
+                    break
+            time.sleep(0.02)
+        assert proc.poll() is None, f"the run ended before it could be killed: {proc.communicate()}"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
+
+        db = sqlite3.connect(db_path)
+        before = dict(db.execute("SELECT key, transcript FROM games"))
+        assert 3 <= len(before) < 6
+        for path in before.values():
+            assert read_transcript(path).complete
+        cut = [path for key, path in db.execute("SELECT game, transcript FROM attempts") if key not in before]
+        assert cut, "a game was in flight when the run was killed"
+        for path in cut:  # nothing of a cut game is lost: its transcript reads back, without a summary
+            t = read_transcript(path)
+            assert not t.complete and t.header["variant"] == "classic"
+        players = db.execute("SELECT COUNT(*) FROM player_games").fetchone()[0]
+        assert players == 6 * len(before)  # whole games only
+        db.close()
+
+        again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        assert f"{6 - len(before)} games played, {len(before)} already finished" in again.stdout
+
+    db = sqlite3.connect(db_path)
+    after = dict(db.execute("SELECT key, transcript FROM games"))
+    assert len(after) == 6 and len(set(after.values())) == 6
+    assert all(after[k] == p for k, p in before.items())  # finished games were not played again
+    attempts = [k for (k,) in db.execute("SELECT game FROM attempts")]
+    assert all(attempts.count(k) == 1 for k in before)
+    assert db.execute("SELECT COUNT(*) FROM player_games").fetchone()[0] == 36
+    assert db.execute("SELECT COUNT(*) FROM (SELECT game, seat FROM player_games GROUP BY game, seat)").fetchone()[0] == 36
+    for path in after.values():
+        t = read_transcript(path)
+        assert t.complete and replay(t).ok
