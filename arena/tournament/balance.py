@@ -59,8 +59,8 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _play_chunk(job: tuple[str, int, dict[str, Any], str, int, int]) -> tuple[int, Counter[str]]:
-    """Worker: play games ``first .. first + count - 1`` of one size; returns (size, winners)."""
+def _play_chunk(job: tuple[str, int, dict[str, Any], str, int, int]) -> tuple[int, Counter[str], float]:
+    """Worker: play games ``first .. first + count - 1`` of one size; returns (size, winners, CPU seconds)."""
     from arena.orchestrator import run_sync
     from arena.players.registry import make_player
     from arena.variants import get_variant
@@ -70,11 +70,12 @@ def _play_chunk(job: tuple[str, int, dict[str, Any], str, int, int]) -> tuple[in
     opts = cls.Options.model_validate(options)
     names = list(DEFAULT_NAMES[:size])
     winners: Counter[str] = Counter()
+    cpu = time.process_time()
     for seed in range(first, first + count):
         game = cls(names, opts, seed)
         run_sync(game, {n: make_player(seats, n, seed) for n in names})
         winners[str(game.winner)] += 1
-    return size, winners
+    return size, winners, time.process_time() - cpu
 
 
 @dataclass(slots=True)
@@ -84,6 +85,7 @@ class BalanceResult:
     seats: str
     workers: int
     seconds: float
+    cpu: float = 0.0  # CPU seconds spent in the workers (the wall time also shows other load)
     winners: dict[int, Counter[str]] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
@@ -97,7 +99,9 @@ class BalanceResult:
             rate = f"{k / n:.3f} [{lo:.3f}, {hi:.3f}]"
             out.append(f"{size:>7}  {k:>9}  {rate:<26}" + "".join(f"  {c.get(s, 0):>8}" for s in sides))
         total = self.games * len(self.winners)
-        out.append(f"{total} games in {self.seconds:.1f} s ({total / self.seconds:.0f} games/s)")
+        out.append(
+            f"{total} games in {self.seconds:.1f} s ({total / self.seconds:.0f} games/s; {self.cpu:.1f} s of CPU in the workers)"
+        )
         return out
 
 
@@ -112,7 +116,9 @@ def balance(
     seed: int = 0,
 ) -> BalanceResult:
     """Play ``games`` games at every size in ``sizes`` in ``workers`` processes (default: all cores)."""
-    if "town" not in cls.team_of.values():
+    from .design import deals_per_hand
+
+    if deals_per_hand(cls) or "town" not in cls.team_of.values():
         raise BalanceError(f"{cls.name} has no town side to balance (its winner is a seat)")
     if games < 1:
         raise BalanceError("--games must be at least 1")
@@ -124,15 +130,15 @@ def balance(
         for size in sizes
         for start in range(0, games, chunk)
     ]
-    result = BalanceResult(cls.name, games, seats, workers, 0.0, {size: Counter() for size in sizes})
+    result = BalanceResult(cls.name, games, seats, workers, 0.0, 0.0, {size: Counter() for size in sizes})
     started = time.perf_counter()
     if workers == 1:
-        outcomes = map(_play_chunk, jobs)
-        for size, winners in outcomes:
-            result.winners[size].update(winners)
+        outcomes = list(map(_play_chunk, jobs))
     else:
         with multiprocessing.get_context().Pool(workers) as pool:
-            for size, winners in pool.imap_unordered(_play_chunk, jobs):
-                result.winners[size].update(winners)
+            outcomes = list(pool.imap_unordered(_play_chunk, jobs))
+    for size, winners, cpu in outcomes:
+        result.winners[size].update(winners)
+        result.cpu += cpu
     result.seconds = time.perf_counter() - started
     return result

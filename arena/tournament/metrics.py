@@ -18,11 +18,13 @@ Forfeited ballots (the engine's default, not the player's choice) are left out.
 **Sides.** The mafia side is every seat whose card is not on the town team (the cove maniac
 included); the town side the rest.
 
-**Claims.** A speech's structured ``claim`` is a lie when its role is not the speaker's card
-(synonyms: citizen/villager/civilian/townsperson/town; inspector/detective/cop) or when one of its
-check results is false (``mafia`` is true exactly when the named player's card is on the mafia
-team, as a check would say). A lie told on day *d* is **caught** when the liar is eliminated by a
-day vote (death cause ``execution`` or ``vote``) on day *d* or *d* + 1.
+**Claims.** A claim is the structured ``claim`` of an accepted ``speak`` answer (read from the
+speaker's own ``action`` event: it is what the player said, whatever the variant publishes). It
+is a lie when its role is not the speaker's card (synonyms: citizen/villager/civilian/
+townsperson/town; inspector/detective/cop) or when one of its check results is false (``mafia``
+is true exactly when the named player's card is on the mafia team, as a check would say). A lie
+told on day *d* is **caught** when the liar is eliminated by a day vote (death cause
+``execution`` or ``vote``) on day *d* or *d* + 1.
 
 **Thought and action.** The suspect a thought names is the first seat name (other than the
 thinker's own) in the thought's text, whole words, case-sensitive. A ballot is *consistent* when
@@ -204,9 +206,12 @@ def team_stats(
                 forfeited.add(actor)
                 continue
             forfeited.discard(actor)
-            named = first_named((data.get("action") or {}).get("thought"), seats, actor)
+            action = data.get("action") or {}
+            named = first_named(action.get("thought"), seats, actor)
             if named is not None:
                 suspect[actor] = (day, named)
+            if action.get("kind") == "speak" and _has_claim(action.get("claim")):
+                claims.append((actor, day, claim_is_true(action["claim"], roles[actor], roles, team_of)))
         elif kind == "vote_result":
             if isinstance(data.get("votes"), Mapping):
                 for voter, target in data["votes"].items():
@@ -234,9 +239,6 @@ def team_stats(
             if checker in checks and data.get("result") in ("mafia", "not mafia"):
                 checks[checker][1] += 1
                 checks[checker][0] += data["result"] == "mafia"
-        elif kind == "speech" and _has_claim(data.get("claim")) and e.get("actor") in roles:
-            actor = e["actor"]
-            claims.append((actor, day, claim_is_true(data["claim"], roles[actor], roles, team_of)))
         elif kind == "death":
             player = data.get("player")
             alive.discard(player)

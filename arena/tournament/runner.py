@@ -17,6 +17,7 @@ synchronous fast path in a worker thread, so it never blocks the model games' ca
 from __future__ import annotations
 
 import asyncio
+import importlib
 import sys
 import time
 from collections import deque
@@ -78,7 +79,9 @@ def check_models(config: TournamentConfig) -> None:
             if model.spec in BUILTIN_KINDS:
                 make_player(model.spec, "check", 0)
             else:
-                make_player(model.spec, "check", 0, **model.settings)
+                player = make_player(model.spec, "check", 0, **model.settings)
+                # The SDK's import takes a second or two: here, not on the loop while the first games wait.
+                importlib.import_module(player.profile.provider)
         except (SpecError, ValueError, ImportError) as exc:
             raise ConfigError(f"config error: {config.path or 'tournament'}: models.{model.name}: {exc}") from None
 
