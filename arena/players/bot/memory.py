@@ -1,15 +1,17 @@
 """What a bot remembers of its view, read incrementally, and the suspicion it derives from it.
 
-The memory never rescans the log: each decision reads only the events after its cursor. Facts
-(deaths, revealed cards, claims, checks, the mafia team) change rarely and mark the *anchors*
-dirty; votes and accusations are frequent and are folded in at once.
+The memory never rescans the log: each decision reads only the events after its cursor. The
+public half of what it reads (talk, votes, deaths, claims) is the same for every bot at a table,
+so it lives in a :class:`PublicRecord` that the first bot to reach an event folds in for all of
+them; each :class:`Memory` keeps only what is its own (card, team, checks, the mafia channel)
+and its suspicion model.
 
 Anchors are beliefs about alignment in [-1, 1] (+1 mafia, -1 town) held with good reason: a
 revealed card, a night victim, one's own checks, a believed inspector's claim. Every vote and
 accusation is a *link* between two players whose weight says how much it incriminates one
 of them if the other's alignment is known ("voted to spare X" incriminates the voter by X's
 anchor). Links are linear in the anchors, so when an anchor moves only that player's links are
-re-weighed, and suspicion stays O(new events + players) per decision.
+re-weighed, and new links reach each bot's suspicion through a journal in O(new links).
 
 A town bot folds its private knowledge (itself, its checks) into the anchors. A mafia bot
 keeps the *public* model only — what the town can know — which is identical for every partner,
@@ -18,6 +20,7 @@ so partners that rank targets with it agree on a shot without talking.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,11 +40,11 @@ W_ACCUSE = 0.6  # accusing a player
 W_FLOOR = 0.4  # a charged player handing someone the floor ties them together
 W_ACCUSED_BY = 0.35  # being accused by a player of known alignment (town accusers are right more often)
 ANCHOR_WEIGHT = 3.0  # suspicion per unit of anchor: a certain fact outweighs a handful of votes
-SOFT_CAP = 0.5
+SOFT_CAP = 0.5  # the most a dead player's suspicion counts as an anchor when its card is unknown
 # two players claim the one investigator's card: one lies, so each is a prime suspect and their
 # checks are worth little until a night kill or a shown card tells them apart
 CONTESTED_TRUST = 0.3
-CONTESTED_ANCHOR = 0.65  # the most a dead player's suspicion counts as an anchor when its card is unknown
+CONTESTED_ANCHOR = 0.65
 
 
 @dataclass(slots=True)
@@ -75,158 +78,113 @@ def claim_fields(raw: Any) -> tuple[str | None, dict[str, str]]:
     return getattr(raw, "role", None), dict(getattr(raw, "checks", None) or {})
 
 
-class Memory:
-    """One bot's running record of the game, plus its suspicion model."""
+class PublicRecord:
+    """Everything said and done in public at one table, folded in once for all its bots.
 
-    def __init__(self, me: str, seats: Iterable[str]) -> None:
-        self.me = me
-        self.seats: tuple[str, ...] = tuple(seats)
-        self.seat_index = {name: i for i, name in enumerate(self.seats)}
-        self.cursor = 0
-        self.role = ""
-        self.team = ""
-        self.variant: str | None = None  # a variant name, if the role event carries one
-        self.first_phase = ""
-        self.alive: set[str] = set(self.seats)
-        self.partners: frozenset[str] = frozenset()  # mafia team (the viewer included), mafia only
+    Bots find the record of their game by its first public event (the same object in every
+    view of a log); the record holds that event, so the key stays unique while any bot uses it.
+    """
+
+    def __init__(self, seats: tuple[str, ...], first: Event | None) -> None:
+        self.first = first  # None: a bot's stand-in until it sees its first public event
+        self.seq = 0  # the last public event folded in
+        self.alive: set[str] = set(seats)
+        self.alive_version = 0
+        self.facts = 0  # bumped when a fact that anchors rest on changes (a death, a claim)
         self.day = 0
         self.night = -1
-        # public facts
         self.revealed: dict[str, str] = {}  # dead player -> card shown
         self.night_killed: list[str] = []
         self.mornings = 0  # nights whose actions are done (an investigator checks once per night)
         self.kill_mornings = 0  # mornings with someone killed
         self.claims: dict[str, ClaimInfo] = {}
-        self.claim_count = 0
         self.ballots: list[Ballot] = []
         self.accusations: list[tuple[str, str, int]] = []  # (accuser, accused, day)
         self.accusers_today: dict[str, set[str]] = {}
         self.last_accuser: dict[str, str] = {}  # accused -> the latest accuser, today
         self.on_trial: str | None = None
-        # the viewer's private knowledge
-        self.my_checks: dict[str, str] = {}
-        self.my_claimed = False
-        self.my_claimed_checks: frozenset[str] = frozenset()
-        self.team_known = False  # mafia only: the team event has arrived
-        self.channel: list[tuple[str, str | None, str, int]] = []  # tonight's channel (actor, target, text, round)
-        self.failed_targets: list[str] = []  # mafia targets that survived the night
-        self.last_victim: str | None = None  # the channel's chosen victim tonight (village)
-        # the suspicion model
-        self.anchor: dict[str, float] = {}
-        self.links: dict[str, dict[str, float]] = {}  # player ever anchored -> {linked player: weight}
-        # links of players never anchored yet, as (linked players, weight) groups: they weigh
-        # nothing until an anchor exists, so most ballots cost one append instead of a loop
-        self.pending: dict[str, list[tuple[tuple[str, ...], float]]] = {}
-        self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
-        self.dirty = True
-        self.epoch = 0  # bumped whenever the living or the anchors change (for caches)
+        # links as (anchor, linked players, weight), in order; each bot reads on from its index
+        self.journal: list[tuple[str, tuple[str, ...], float]] = []
+        self.rows: dict[str, dict[str, float]] = {}  # links by anchor, folded on first use
+        self.pending: dict[str, list[tuple[tuple[str, ...], float]]] = {}  # not folded yet
 
-    # ---- reading ---------------------------------------------------------------------------
-    def update(self, view: View) -> None:
-        """Fold in the events that arrived since the last call."""
-        new = view.since(self.cursor)
-        if not new:
-            return
-        self.cursor += len(new)
-        handlers = HANDLERS
-        for event in new:
-            handler = handlers.get(event.type)
-            if handler is not None:
-                handler(self, event)
+    def fold(self, e: Event) -> None:
+        self.seq = e.seq
+        handler = PUBLIC_HANDLERS.get(e.type)
+        if handler is not None:
+            handler(self, e)
 
-    @property
-    def is_mafia(self) -> bool:
-        return self.team == "mafia"
+    def row(self, name: str) -> dict[str, float]:
+        """``name``'s links as {linked player: weight} up to now (in journal order)."""
+        row = self.rows.get(name)
+        if row is None:
+            row = self.rows[name] = {}
+        for others, weight in self.pending.pop(name, ()):
+            for other in others:
+                row[other] = row.get(other, 0.0) + weight
+        return row
 
-    def _on_role(self, e: Event) -> None:
-        data = e.data
-        self.role = data.get("role", "")
-        self.team = data.get("team", "")
-        self.variant = data.get("variant")
-        self.first_phase = e.phase
-        self.epoch += 1
-        if self.is_mafia:
-            self.partners = frozenset((self.me,))
-        self.dirty = True
-
-    def _on_team(self, e: Event) -> None:
-        self.partners = frozenset(e.data.get("members", ())) | {self.me}
-        self.team_known = True
-        self.epoch += 1
-        self.dirty = True
+    def _link(self, anchor: str, others: tuple[str, ...], weight: float) -> None:
+        if others:
+            self.journal.append((anchor, others, weight))
+            group = self.pending.get(anchor)
+            if group is None:
+                self.pending[anchor] = [(others, weight)]
+            else:
+                group.append((others, weight))
 
     def _on_day(self, e: Event) -> None:
         self.day = e.data.get("number", self.day + 1)
         alive = e.data.get("alive")
         if alive is not None:
             self.alive = set(alive)
-            self.epoch += 1
+            self.alive_version += 1
         self.accusers_today = {}
         self.last_accuser = {}
         self.on_trial = None
 
     def _on_night(self, e: Event) -> None:
         self.night = e.data.get("number", self.night + 1)
-        self.channel = []
-        self.last_victim = None
 
     def _on_morning(self, e: Event) -> None:
         killed = e.data.get("killed") or []
         self.night_killed.extend(killed)
         self.mornings += 1
         self.kill_mornings += bool(killed)
-        if self.last_victim is not None and self.last_victim not in killed:
-            self.failed_targets.append(self.last_victim)
         if killed:
-            self.dirty = True
+            self.facts += 1
 
     def _on_death(self, e: Event) -> None:
         data = e.data
         name = data.get("player")
         self.alive.discard(name)
-        self.epoch += 1
+        self.alive_version += 1
         role = data.get("role")
         if role is not None:
             self.revealed[name] = role
-        self.dirty = True
+        self.facts += 1
 
     def _on_speech(self, e: Event) -> None:
         data = e.data
         actor = e.actor
-        kind = data.get("kind")
-        if kind == "channel":
-            self.channel.append((actor, data.get("target"), data.get("text") or "", data.get("round", 1)))
+        if actor is None:
             return
         floor = data.get("floor")
-        if floor and actor is not None:
-            for speaker in floor:
-                self._link(actor, (speaker,), W_FLOOR)
+        if floor:
+            self._link(actor, tuple(floor), W_FLOOR)
         raw = data.get("claim")
-        if raw is not None and actor is not None:
-            self._record_claim(actor, raw, kind == "defence" or actor == self.on_trial)
+        if raw is not None:
+            self._record_claim(actor, raw, data.get("kind") == "defence" or actor == self.on_trial)
 
     def _record_claim(self, actor: str, raw: Any, under_fire: bool) -> None:
         role, checks = claim_fields(raw)
         info = self.claims.get(actor)
         if info is None:
-            info = self.claims[actor] = ClaimInfo(role, {}, self.claim_count, under_fire, self.kill_mornings)
-            self.claim_count += 1
+            info = self.claims[actor] = ClaimInfo(role, {}, len(self.claims), under_fire, self.kill_mornings)
         elif role and info.role != role:
             info.role = role
         info.checks.update({t: r for t, r in checks.items() if r in ("mafia", "not mafia")})
-        self.dirty = True
-
-    def _on_action(self, e: Event) -> None:
-        """My own accepted answer: remember what I claimed, whether or not the table heard it."""
-        action = e.data.get("action")
-        if isinstance(action, dict):
-            raw = action.get("claim")
-        else:
-            raw = action.claim if getattr(action, "kind", None) == "speak" else None
-        if raw is not None:
-            _, checks = claim_fields(raw)
-            self.my_claimed = True
-            self.my_claimed_checks = self.my_claimed_checks | frozenset(checks)
+        self.facts += 1
 
     def _on_accusation(self, e: Event) -> None:
         accuser, accused = e.actor, e.data.get("accused")
@@ -243,9 +201,8 @@ class Memory:
         vote = data.get("vote", "")
         if "yes" in data:
             accused = data.get("accused")
-            if accused is None:
-                return
-            self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day))
+            if accused is not None:
+                self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day))
             return
         votes = data.get("votes") or {}
         candidates = data.get("candidates") or sorted({t for t in votes.values() if t is not None})
@@ -265,6 +222,171 @@ class Memory:
         self._link(accused, yes, -w)
         self._link(accused, no, w)
 
+    def _on_trial(self, e: Event) -> None:
+        self.on_trial = e.data.get("player")
+
+
+PUBLIC_HANDLERS = {
+    "day": PublicRecord._on_day,
+    "night": PublicRecord._on_night,
+    "morning": PublicRecord._on_morning,
+    "death": PublicRecord._on_death,
+    "speech": PublicRecord._on_speech,
+    "accusation": PublicRecord._on_accusation,
+    "vote_result": PublicRecord._on_vote_result,
+    "trial": PublicRecord._on_trial,
+    "charged": PublicRecord._on_trial,
+}
+
+#: first public event (by identity) -> its table's record, alive while a bot holds it
+_TABLES: weakref.WeakValueDictionary[int, PublicRecord] = weakref.WeakValueDictionary()
+
+
+def public_record(seats: tuple[str, ...], first: Event) -> PublicRecord:
+    """The record of the table whose first public event is ``first`` (made by the first bot)."""
+    record = _TABLES.get(id(first))
+    if record is None or record.first is not first:
+        record = _TABLES[id(first)] = PublicRecord(seats, first)
+    return record
+
+
+def _public(name: str, doc: str) -> property:
+    return property(lambda self: getattr(self.pub, name), doc=doc)
+
+
+class Memory:
+    """One bot's running record of the game, plus its suspicion model."""
+
+    alive = _public("alive", "Living players (public).")
+    day = _public("day", "The current day number.")
+    night = _public("night", "The latest night number.")
+    revealed = _public("revealed", "Dead players whose card was shown -> card.")
+    night_killed = _public("night_killed", "Players killed at night, in order.")
+    mornings = _public("mornings", "Nights whose actions are done.")
+    kill_mornings = _public("kill_mornings", "Mornings with someone killed.")
+    claims = _public("claims", "Claimer -> what it claimed.")
+    ballots = _public("ballots", "Every counted vote, in order.")
+    accusations = _public("accusations", "(accuser, accused, day), in order.")
+    accusers_today = _public("accusers_today", "Accused -> today's accusers.")
+    last_accuser = _public("last_accuser", "Accused -> today's latest accuser.")
+    on_trial = _public("on_trial", "The player on trial now, if any.")
+
+    def __init__(self, me: str, seats: Iterable[str]) -> None:
+        self.me = me
+        self.seats: tuple[str, ...] = tuple(seats)
+        self.seat_index = {name: i for i, name in enumerate(self.seats)}
+        self.cursor = 0
+        self.pub = PublicRecord(self.seats, None)  # until the first public event names the table
+        self.role = ""
+        self.team = ""
+        self.variant: str | None = None  # a variant name, if the role event carries one
+        self.first_phase = ""
+        self.partners: frozenset[str] = frozenset()  # mafia team (the viewer included), mafia only
+        # the viewer's private knowledge
+        self.my_checks: dict[str, str] = {}
+        self.my_claimed = False
+        self.my_claimed_checks: frozenset[str] = frozenset()
+        self.team_known = False  # mafia only: the team event has arrived
+        self.channel: list[tuple[str, str | None, str, int]] = []  # tonight's channel (actor, target, text, round)
+        self.failed_targets: list[str] = []  # mafia targets that survived the night
+        self.last_victim: str | None = None  # the channel's chosen victim tonight (village)
+        # the suspicion model
+        self.anchor: dict[str, float] = {}
+        self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
+        self.read = 0  # journal entries folded into ``term``
+        self.facts = -1  # the record's facts counter when the anchors were last computed
+        self.alive_version = 0
+        self.dirty = True
+        self.epoch = 0  # bumped whenever the living or the anchors change (for caches)
+
+    # ---- reading ---------------------------------------------------------------------------
+    def update(self, view: View) -> None:
+        """Fold in the events that arrived since the last call."""
+        new = view.since(self.cursor)
+        if new:
+            self.cursor += len(new)
+            pub = self.pub
+            for event in new:
+                if event.to is None:
+                    if pub.first is None:
+                        pub = self.pub = public_record(self.seats, event)
+                    if event.seq > pub.seq:
+                        pub.fold(event)
+                    handler = ON_PUBLIC.get(event.type)
+                else:
+                    handler = HANDLERS.get(event.type)
+                if handler is not None:
+                    handler(self, event)
+        self._sync()
+
+    def _sync(self) -> None:
+        """Catch up with the record: new links into ``term``, new facts, a changed roll."""
+        pub = self.pub
+        journal = pub.journal
+        if self.read < len(journal):
+            anchor, term = self.anchor, self.term
+            for name, others, weight in journal[self.read :]:
+                a = anchor.get(name)
+                if a:
+                    for other in others:
+                        term[other] = term.get(other, 0.0) + weight * a
+            self.read = len(journal)
+        if self.facts != pub.facts:
+            self.dirty = True
+        if self.alive_version != pub.alive_version:
+            self.alive_version = pub.alive_version
+            self.epoch += 1
+
+    @property
+    def is_mafia(self) -> bool:
+        return self.team == "mafia"
+
+    def row(self, name: str) -> dict[str, float]:
+        return self.pub.row(name)
+
+    def _on_role(self, e: Event) -> None:
+        data = e.data
+        self.role = data.get("role", "")
+        self.team = data.get("team", "")
+        self.variant = data.get("variant")
+        self.first_phase = e.phase
+        self.epoch += 1
+        if self.is_mafia:
+            self.partners = frozenset((self.me,))
+        self.dirty = True
+
+    def _on_team(self, e: Event) -> None:
+        self.partners = frozenset(e.data.get("members", ())) | {self.me}
+        self.team_known = True
+        self.epoch += 1
+        self.dirty = True
+
+    def _on_night(self, e: Event) -> None:
+        self.channel = []
+        self.last_victim = None
+
+    def _on_morning(self, e: Event) -> None:
+        killed = e.data.get("killed") or []
+        if self.last_victim is not None and self.last_victim not in killed:
+            self.failed_targets.append(self.last_victim)
+
+    def _on_channel(self, e: Event) -> None:
+        data = e.data
+        if data.get("kind") == "channel":
+            self.channel.append((e.actor, data.get("target"), data.get("text") or "", data.get("round", 1)))
+
+    def _on_action(self, e: Event) -> None:
+        """My own accepted answer: remember what I claimed, whether or not the table heard it."""
+        action = e.data.get("action")
+        if isinstance(action, dict):
+            raw = action.get("claim")
+        else:
+            raw = action.claim if getattr(action, "kind", None) == "speak" else None
+        if raw is not None:
+            _, checks = claim_fields(raw)
+            self.my_claimed = True
+            self.my_claimed_checks = self.my_claimed_checks | frozenset(checks)
+
     def _on_check(self, e: Event) -> None:
         target, result = e.data.get("target"), e.data.get("result")
         if target is not None and result in ("mafia", "not mafia"):
@@ -276,37 +398,7 @@ class Memory:
         if victim is not None:
             self.last_victim = victim
 
-    def _on_trial(self, e: Event) -> None:
-        self.on_trial = e.data.get("player")
-
     # ---- the suspicion model ----------------------------------------------------------------
-    def _link(self, anchor: str, others: tuple[str, ...], weight: float) -> None:
-        """Record that each of ``others`` moves in suspicion by ``weight * anchor[anchor]``."""
-        row = self.links.get(anchor)
-        if row is None:
-            group = self.pending.get(anchor)
-            if group is None:
-                self.pending[anchor] = [(others, weight)]
-            else:
-                group.append((others, weight))
-            return
-        a = self.anchor.get(anchor, 0.0)
-        term = self.term
-        for other in others:
-            row[other] = row.get(other, 0.0) + weight
-            if a:
-                term[other] = term.get(other, 0.0) + weight * a
-
-    def row(self, name: str) -> dict[str, float]:
-        """``name``'s links as {linked player: weight}, folding in the pending ones (in order)."""
-        row = self.links.get(name)
-        if row is None:
-            row = self.links[name] = {}
-            for others, weight in self.pending.pop(name, ()):
-                for other in others:
-                    row[other] = row.get(other, 0.0) + weight
-        return row
-
     def refresh(self) -> None:
         """Recompute the anchors if a fact changed, re-weighing only the links of moved anchors.
 
@@ -316,6 +408,7 @@ class Memory:
         if not self.dirty:
             return
         self.dirty = False
+        self.facts = self.pub.facts
         new = self._anchors()
         old = self.anchor
         move = self._move
@@ -323,7 +416,7 @@ class Memory:
             delta = new.get(name, 0.0) - old.get(name, 0.0)
             if delta:
                 move(name, delta)
-        term, alive = self.term, self.alive
+        term, alive = self.term, self.pub.alive
         for name in self.seats:
             if name not in alive and name not in new:
                 soft = max(-SOFT_CAP, min(SOFT_CAP, term.get(name, 0.0) / ANCHOR_WEIGHT))
@@ -335,22 +428,25 @@ class Memory:
         self.anchor = new
 
     def _move(self, name: str, delta: float) -> None:
-        term = self.term
-        for other, weight in self.row(name).items():
-            term[other] = term.get(other, 0.0) + weight * delta
+        """Re-weigh every link of ``name`` (all of them: ``term`` is synced to the journal end)."""
+        pub = self.pub
+        row = pub.rows.get(name) if name not in pub.pending else pub.row(name)
+        if row:
+            term = self.term
+            for other, weight in row.items():
+                term[other] = term.get(other, 0.0) + weight * delta
 
     def _anchors(self) -> dict[str, float]:
-        a: dict[str, float] = {}
-        for name in self.night_killed:
-            a[name] = -0.9  # the mafia shoot town
-        for name, role in self.revealed.items():
+        pub = self.pub
+        a: dict[str, float] = dict.fromkeys(pub.night_killed, -0.9)  # the mafia shoot town
+        for name, role in pub.revealed.items():
             a[name] = 1.0 if role in NOT_TOWN else -1.0
         private = not self.is_mafia
         if private:
             a[self.me] = -1.0
             for target, result in self.my_checks.items():
                 a[target] = 1.0 if result == "mafia" else -1.0
-        if self.claims:
+        if pub.claims:
             self._weigh_claims(a, dict(a), private)
         return a
 
@@ -496,20 +592,17 @@ class Memory:
         return []
 
 
-#: event type -> the Memory method that reads it (one table for every bot)
+#: private event type -> the Memory method that reads it (one table for every bot)
 HANDLERS = {
     "role": Memory._on_role,
     "team": Memory._on_team,
-    "day": Memory._on_day,
-    "night": Memory._on_night,
-    "morning": Memory._on_morning,
-    "death": Memory._on_death,
-    "speech": Memory._on_speech,
-    "accusation": Memory._on_accusation,
-    "vote_result": Memory._on_vote_result,
+    "speech": Memory._on_channel,
     "check_result": Memory._on_check,
     "channel_result": Memory._on_channel_result,
-    "trial": Memory._on_trial,
-    "charged": Memory._on_trial,
     "action": Memory._on_action,
+}
+#: public events a bot also reacts to on its own (the record folds them in for everyone)
+ON_PUBLIC = {
+    "night": Memory._on_night,
+    "morning": Memory._on_morning,
 }

@@ -88,10 +88,11 @@ class DayNightStrategy(Strategy):
         mem = self.mem
         if self._others_epoch == mem.epoch:
             return self._others
+        alive = mem.alive
         if mem.is_mafia:
-            found = [n for n in mem.seats if n in mem.alive and n not in mem.partners]
+            found = [n for n in mem.seats if n in alive and n not in mem.partners]
         else:
-            found = [n for n in mem.seats if n in mem.alive and n != mem.me and not mem.confirmed_town(n)]
+            found = [n for n in mem.seats if n in alive and n != mem.me and not mem.confirmed_town(n)]
         self._others, self._others_epoch = found, mem.epoch
         return found
 
@@ -99,7 +100,8 @@ class DayNightStrategy(Strategy):
         """Living players not confirmed town: the pool a town voter weighs (cached per epoch)."""
         mem = self.mem
         if self._unconfirmed_epoch != mem.epoch:
-            self._unconfirmed = [n for n in mem.seats if n in mem.alive and not mem.confirmed_town(n)]
+            alive = mem.alive
+            self._unconfirmed = [n for n in mem.seats if n in alive and not mem.confirmed_town(n)]
             self._unconfirmed_epoch = mem.epoch
         return self._unconfirmed
 
@@ -135,7 +137,8 @@ class DayNightStrategy(Strategy):
 
     def living_partners(self) -> list[str]:
         mem = self.mem
-        return [n for n in mem.seats if n in mem.partners and n in mem.alive]
+        alive = mem.alive
+        return [n for n in mem.seats if n in mem.partners and n in alive]
 
     def suspects_line(self, pool) -> str:
         ranked = self.mem.ranked(pool)[:3]
@@ -204,7 +207,7 @@ class DayNightStrategy(Strategy):
             accuser = self.mem.last_accuser.get(mem.me)
             target = accuser if accuser not in mem.partners else None
         elif req.group == "last_words" and not town_claimers and len(partners) > 1:
-            target = self.most_suspicious([n for n in self.others() if n in mem.alive], seat_ties=True)
+            target = self.most_suspicious(list(self.others()), seat_ties=True)
         elif not mem.claimers() and designated == mem.me and mem.day >= 2 and self.rolled_fake_day != mem.day:
             self.rolled_fake_day = mem.day  # one roll of the dice a day
             if self.rng.random() < self.fake_claim_chance:
@@ -318,7 +321,7 @@ class DayNightStrategy(Strategy):
             reasons: list[tuple] = []
             thought = f"{self.mafia_line()} Deny and turn it on {counter}."
         else:
-            pool = [n for n in self.others() if n in mem.alive]
+            pool = list(self.others())
             counter = accuser if accuser is not None and not mem.confirmed_town(accuser) else self.most_suspicious(pool)
             reasons = mem.reasons(counter) if counter else []
             thought = f"{mem.role.capitalize()} on trial. Suspects: {self.suspects_line(pool)}."
@@ -365,7 +368,7 @@ class DayNightStrategy(Strategy):
             suspect = self.mafia_target(self.others())
             thought = f"{self.mafia_line()} Leaving them {suspect}."
         else:
-            suspect = self.most_suspicious([n for n in self.others() if n in mem.alive])
+            suspect = self.most_suspicious(list(self.others()))
             thought = f"{mem.role.capitalize()}, out. Suspects: {self.suspects_line(self.others())}."
         text = say.last_words_text(self.rng, suspect)
         if claim_line:
