@@ -17,7 +17,7 @@ from openskill.models import PlackettLuce
 
 from arena.config import ConfigError
 from arena.tournament.balance import BalanceError, balance, parse_sizes, wilson
-from arena.tournament.config import parse_tournament
+from arena.tournament.config import load_tournament, parse_tournament
 from arena.tournament.design import build_design, role_counts
 from arena.tournament.leaderboard import Cell, bootstrap, cells, separation
 from arena.tournament.ratings import rate_games
@@ -67,8 +67,14 @@ def test_config_defaults_and_model_settings():
         "t.toml",
         "demo",
     )
-    assert cfg.name == "demo" and str(cfg.database) == "tournaments/demo.sqlite" and str(cfg.transcripts) == "transcripts/demo"
+    assert cfg.name == "demo" and str(cfg.database) == "transcripts/demo.sqlite" and str(cfg.transcripts) == "transcripts/demo"
     assert cfg.models[1].settings == {"timeout": 5} and cfg.variants[0].sizes == (2,) and cfg.variants[0].games == 2
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "tournaments").glob("*.toml")), ids=lambda p: p.name)
+def test_example_configs_parse(path):
+    cfg = load_tournament(path)
+    assert cfg.name == path.stem and len(cfg.models) >= 2 and build_design(cfg)
 
 
 # ---- the design -------------------------------------------------------------------------------------

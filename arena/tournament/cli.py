@@ -95,7 +95,7 @@ def add_commands(sub: Any) -> None:
     """Register the three subcommands on the ``arena`` parser's subparsers."""
     p = sub.add_parser("tournament", help="play a tournament (balanced, resumable; results in SQLite)")
     p.add_argument("config", help="tournament TOML (see docs/tournaments.md and configs/tournaments/)")
-    p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else tournaments/NAME.sqlite)")
+    p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else transcripts/NAME.sqlite)")
     p.add_argument("--transcripts", metavar="DIR", help="transcript folder (default: the config's, else transcripts/NAME)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=cmd_tournament)

@@ -9,7 +9,7 @@
     cost_cap = 5.0                 # dollars; no new game starts once the accounted cost reaches it
     beliefs = false                # ask every model seat once per day for P(mafia) of each other player
     decision_timeout = 300         # seconds one decision may take (model seats); none by default
-    database = "tournaments/demo.sqlite"   # default tournaments/<name>.sqlite
+    database = "transcripts/demo.sqlite"   # default transcripts/<name>.sqlite (git-ignored)
     transcripts = "transcripts/demo"       # default transcripts/<name>
 
     [models]                       # name -> seat spec, or a table with the spec and profile overrides
@@ -193,7 +193,7 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
         cost_cap=raw.cost_cap,
         beliefs=raw.beliefs,
         decision_timeout=raw.decision_timeout,
-        database=Path(raw.database or f"tournaments/{name}.sqlite"),
+        database=Path(raw.database or f"transcripts/{name}.sqlite"),
         transcripts=Path(raw.transcripts or f"transcripts/{name}"),
         models=tuple(models),
         variants=tuple(variants),
