@@ -6,6 +6,7 @@ from measurements with wide headroom (see each test).
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import subprocess
@@ -400,6 +401,24 @@ def test_memory_reads_each_event_once_and_matches_a_full_read() -> None:
         assert fresh.anchor == pytest.approx(bot.memory.anchor)
         for seat in game.seats:
             assert fresh.suspicion(seat) == pytest.approx(bot.memory.suspicion(seat))
+
+
+def test_a_bot_behind_the_table_never_sees_public_events_it_has_not_reached() -> None:
+    """Bots share what they read in public; one reading an older copy of the log must not be
+    handed what the others already read."""
+    game = play("classic", 9, 4)
+    cut = next(i for i, e in enumerate(game.log) if e.type == "death")  # before the first death
+    ahead, behind = Memory("Bob", game.seats), Memory("Cid", game.seats)
+    ahead.update(View("Bob", game.role_of["Bob"], game.log))
+    behind.update(View("Cid", game.role_of["Cid"], game.log[:cut]))
+    behind.refresh()
+    assert behind.alive == set(game.seats)
+    assert len(behind.ballots) == sum(e.type == "vote_result" for e in game.log[:cut])
+    alone = Memory("Cid", game.seats)  # the same events as other objects: a table of its own
+    alone.update(View("Cid", game.role_of["Cid"], [copy.copy(e) for e in game.log[:cut]]))
+    alone.refresh()
+    for seat in game.seats:
+        assert behind.suspicion(seat) == pytest.approx(alone.suspicion(seat))
 
 
 def test_claims_in_speech_events_move_suspicion() -> None:

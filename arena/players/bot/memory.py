@@ -294,6 +294,7 @@ class Memory:
         self.anchor: dict[str, float] = {}
         self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
         self.read = 0  # journal entries folded into ``term``
+        self.seen = 0  # the latest public event this memory has read
         self.facts = -1  # the record's facts counter when the anchors were last computed
         self.alive_version = 0
         self.dirty = True
@@ -312,12 +313,27 @@ class Memory:
                         pub = self.pub = public_record(self.seats, event)
                     if event.seq > pub.seq:
                         pub.fold(event)
+                    self.seen = event.seq
                     handler = ON_PUBLIC.get(event.type)
                 else:
                     handler = HANDLERS.get(event.type)
                 if handler is not None:
                     handler(self, event)
+            if self.pub.seq > self.seen:
+                self._detach(view)
         self._sync()
+
+    def _detach(self, view: View) -> None:
+        """Another reader of this table is ahead of my view (never so when every seat reads the
+        same log): keep a record of my own, so nothing I have not seen yet reaches me."""
+        own = PublicRecord(self.seats, None)
+        for event in view.since(0)[: self.cursor]:  # a full read, only in this odd case
+            if event.to is None:
+                own.first = own.first or event
+                own.fold(event)
+        self.pub = own
+        self.anchor, self.term = {}, dict.fromkeys(self.seats, 0.0)
+        self.read, self.facts, self.alive_version, self.dirty = 0, -1, -1, True
 
     def _sync(self) -> None:
         """Catch up with the record: new links into ``term``, new facts, a changed roll."""
