@@ -114,6 +114,25 @@ def test_tournament_with_model_seats(tmp_path):
     assert asked and all(QUESTION not in json.dumps(e["body"].get("messages", [])[:-1]) for e in server_log)
 
 
+def test_belief_questions_change_no_game(tmp_path):
+    """The same games, event for event, with and without the belief probe (bots and model seats)."""
+    logs = []
+    for beliefs in (False, True):
+        with FakeModelServer(seed=8) as server:
+            data = {
+                "name": "same", "seed": 3, "games": 2, "concurrency": 1, "beliefs": beliefs,
+                "database": str(tmp_path / f"{beliefs}.sqlite"), "transcripts": str(tmp_path / f"tr-{beliefs}"),
+                "models": {"bot": "bot", "oa": models(server)["oa"]},
+                "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+            }  # fmt: skip
+            asyncio.run(run_tournament(parse_tournament(data)))
+        with sqlite3.connect(tmp_path / f"{beliefs}.sqlite") as db:
+            logs.append({k: read_transcript(p).events for k, p in db.execute("SELECT key, transcript FROM games")})
+            asked = db.execute("SELECT COUNT(DISTINCT seat) FROM beliefs").fetchone()[0]
+        assert (asked > 0) == beliefs
+    assert logs[0] == logs[1] and len(logs[0]) == 2
+
+
 def test_cost_cap_stops_new_games(tmp_path):
     with FakeModelServer(seed=5) as server:
         data = {

@@ -3,7 +3,7 @@
 An orchestrator observer, not an engine action, so the game is the same with or without it:
 at each ``day`` event it asks each living seat's player — a model seat through
 :func:`arena.players.llm.beliefs.belief_question` (a snapshot of its prompt, sent concurrently
-while the game goes on), a bot from its own suspicion model on a fresh copy of its memory — and
+while the game goes on), a bot from its own suspicion model, rebuilt on a copy of the log — and
 keeps the answers as :class:`~arena.tournament.metrics.Belief` records for the database.
 ``random`` seats are not asked. McKay's games have hands, not days, and are not probed.
 """
@@ -11,11 +11,12 @@ keeps the answers as :class:`~arena.tournament.metrics.Belief` records for the d
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.engine import Game, View
+from arena.engine import Event, Game, View
 from arena.players.base import SyncPlayer
 
 from .metrics import Belief
@@ -24,8 +25,10 @@ from .metrics import Belief
 def bot_beliefs(name: str, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
     """A bot's answer: its suspicion of each candidate through a logistic around the base rate.
 
-    The memory is rebuilt from the view, so the playing bot's own memory is never touched. A
-    mafia bot knows its partners (1) and everyone else (0).
+    A fresh memory reads the view, so the playing bot's own memory is never touched; give it a
+    view of a *copy* of the log (:func:`detached_log`), since bots at one table share what they
+    read in public, keyed by the log's events. A mafia bot knows its partners (1) and everyone
+    else (0).
     """
     from arena.players.bot.memory import Memory
 
@@ -36,6 +39,11 @@ def bot_beliefs(name: str, view: View, seats: Sequence[str], candidates: Sequenc
     memory.refresh()
     base = math.log(prior / (1 - prior)) if 0 < prior < 1 else 0.0
     return {c: round(1 / (1 + math.exp(-(base + memory.suspicion(c)))), 4) for c in candidates}
+
+
+def detached_log(log: Sequence[Event]) -> list[Event]:
+    """The events as new objects: readers of the copy share nothing with the players of the game."""
+    return [copy.copy(e) for e in log]
 
 
 class BeliefProbe:
@@ -58,13 +66,16 @@ class BeliefProbe:
         self.seen = len(log)
 
     def _probe(self, game: Game, day: int, alive: list[str]) -> None:
+        log: list[Event] | None = None
         for seat in alive:
             player = self.players.get(seat)
             candidates = [c for c in alive if c != seat]
             if player is None or not candidates:
                 continue
             if getattr(player, "spec", None) == "bot":
-                answer = bot_beliefs(seat, game.view(seat), game.seats, candidates, self.prior)
+                log = log if log is not None else detached_log(game.log)
+                view = View(seat, game.role_of[seat], log)
+                answer = bot_beliefs(seat, view, game.seats, candidates, self.prior)
                 self._keep(seat, day, answer)
             elif not isinstance(player, SyncPlayer) and hasattr(player, "conversation"):
                 from arena.players.llm.beliefs import belief_question
