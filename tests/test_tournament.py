@@ -223,6 +223,10 @@ def test_bot_tournament_resumes_and_leaderboard(tmp_path):
     again = arena("tournament", str(path))
     assert again.returncode == 0 and "0 games played, 10 already finished" in again.stdout
     assert db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 10
+    path.write_text(path.read_text().replace("seed = 5", "seed = 6"))  # another setup, same database
+    other = arena("tournament", str(path))
+    assert other.returncode == 2 and len(other.stderr.strip().splitlines()) == 1
+    assert "was played with another setup" in other.stderr
 
     board = arena("leaderboard", str(tmp_path / "bots.sqlite"), "--out", str(tmp_path / "lb"))
     assert board.returncode == 0, board.stderr
@@ -243,7 +247,9 @@ def test_bot_tournament_resumes_and_leaderboard(tmp_path):
 def test_command_errors_are_one_line(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[models]\na = "bot"\nb = "nosuchkind"\n[[variants]]\nname = "classic"\n')
+    (tmp_path / "junk.sqlite").write_text("not a database at all " * 100)
     for args, expected in (
+        (("leaderboard", str(tmp_path / "junk.sqlite")), "junk.sqlite: file is not a database"),
         (("tournament", str(bad)), "models.b: unknown model profile 'nosuchkind'"),
         (("tournament", str(tmp_path / "none.toml")), "no such file"),
         (("leaderboard", str(tmp_path / "none.sqlite")), "no such database"),
