@@ -277,6 +277,7 @@ class Memory:
         self.seat_index = {name: i for i, name in enumerate(self.seats)}
         self.cursor = 0
         self.pub = PublicRecord(self.seats, None)  # until the first public event names the table
+        self.detached = False  # reads a record of its own (see _detach)
         self.role = ""
         self.team = ""
         self.variant: str | None = None  # a variant name, if the role event carries one
@@ -309,7 +310,7 @@ class Memory:
             pub = self.pub
             for event in new:
                 if event.to is None:
-                    if pub.first is None:
+                    if pub.first is None and not self.detached:
                         pub = self.pub = public_record(self.seats, event)
                     if event.seq > pub.seq:
                         pub.fold(event)
@@ -331,12 +332,12 @@ class Memory:
             if event.to is None:
                 own.first = own.first or event
                 own.fold(event)
-        self.pub = own
+        self.pub, self.detached = own, True
         self.anchor, self.term = {}, dict.fromkeys(self.seats, 0.0)
         self.read, self.facts, self.alive_version, self.dirty = 0, -1, -1, True
 
     def _sync(self) -> None:
-        """Catch up with the record: new links into ``term``, new facts, a changed roll."""
+        """Catch up with the record: new links into ``term``, new facts, a change in who is alive."""
         pub = self.pub
         journal = pub.journal
         if self.read < len(journal):
