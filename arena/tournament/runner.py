@@ -194,7 +194,10 @@ class Runner:
         models = spec.assignment(game)
         sides = spec.sides(game)
         seat_specs = {seat: models[seat].spec for seat in game.seats}
-        writer = TranscriptWriter(transcript_path(config.transcripts, spec.key), game, seat_specs)
+        try:
+            writer = TranscriptWriter(transcript_path(config.transcripts, spec.key), game, seat_specs)
+        except OSError as exc:
+            return False, f"cannot write its transcript: {exc.strerror or exc}"
         begun = writer.started.isoformat(timespec="seconds")
         attempt = self.db.start_attempt(spec.key, str(writer.path), begun)
         clock = time.perf_counter()
