@@ -111,6 +111,7 @@ class Game:
         self.deaths: list[Death] = []
         self._alive: dict[str, bool] = {name: True for name in self.seats}
         self._alive_cache: tuple[str, ...] | None = None
+        self._others_cache: dict[str, tuple[str, ...]] = {}
         self._private = {name: (player_audience(name), frozenset((name,))) for name in self.seats}
         self._pending: list[DecisionRequest] = []
         self._next_request_id = 1
@@ -174,6 +175,13 @@ class Game:
         if self._alive_cache is None:
             self._alive_cache = tuple(n for n in self.seats if self._alive[n])
         return self._alive_cache
+
+    def others(self, name: str) -> tuple[str, ...]:
+        """Living players other than ``name``, in seat order (cached until the next death)."""
+        cached = self._others_cache.get(name)
+        if cached is None:
+            cached = self._others_cache[name] = tuple(n for n in self.alive if n != name)
+        return cached
 
     def living(self, role_or_team: str) -> list[str]:
         """Living players of a role or of a team, in seat order."""
@@ -411,6 +419,7 @@ class Game:
             return
         self._alive[name] = False
         self._alive_cache = None
+        self._others_cache.clear()
         self.deaths.append(Death(name, cause, self.day))
         if reveal:
             data["role"] = self.role_of[name]

@@ -60,7 +60,7 @@ class Classic(Game):
 
     # ---- helpers --------------------------------------------------------------------------
     def _voters(self) -> tuple[str, ...]:
-        return self.targets(exclude=(self.accused,))
+        return self.others(self.accused)
 
     def _speech(self, speaker: str, action: ActionBase, kind: str, **data: object) -> None:
         self.public("speech", actor=speaker, kind=kind, **self.said(action), **data)
@@ -116,7 +116,7 @@ class Classic(Game):
         self._start_day()
 
     def _ask_discussion(self) -> list[DecisionRequest]:
-        accuse = names_spec(self.targets(exclude=(self.speaker,)), nullable=True)
+        accuse = names_spec(self.others(self.speaker), nullable=True)
         return [
             self.request(
                 self.speaker,
@@ -155,7 +155,7 @@ class Classic(Game):
             self._resume_discussion()
 
     def _ask_defence(self) -> list[DecisionRequest]:
-        floor = FieldSpec(self.targets(exclude=(self.accused,)), max_items=self.options.max_floor)
+        floor = FieldSpec(self.others(self.accused), max_items=self.options.max_floor)
         fields = {"floor": floor} if self.options.max_floor else {}
         return [
             self.request(
@@ -237,7 +237,7 @@ class Classic(Game):
         requests = []
         for shooter in self.living("mafia"):
             spec = names_spec(
-                self.targets(exclude=(shooter,)), nullable=True,
+                self.others(shooter), nullable=True,
                 forbidden={shooter: "nobody may shoot himself"},
             )  # fmt: skip
             requests.append(
@@ -252,7 +252,7 @@ class Classic(Game):
             )
         for inspector in self.living("inspector"):
             spec = names_spec(
-                self.targets(exclude=(inspector,)),
+                self.others(inspector),
                 forbidden={inspector: "you know your own card: check someone else"},
             )
             requests.append(
