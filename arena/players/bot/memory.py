@@ -584,10 +584,11 @@ class Memory:
             elif a <= -0.5 and name in b.yes and b.vote != "charge":
                 pushed[b.accused] = pushed.get(b.accused, 0) + 1
         out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items())
-        out.extend((0.8 + n, ("pushed", name, who, n)) for who, n in pushed.items())
+        me = self.me
+        out.extend((0.8 + n, ("pushed_me", name, n) if who == me else ("pushed", name, who, n)) for who, n in pushed.items())
         for accuser, accused, _ in self.accusations:
             if accuser == name and anchor.get(accused, 0.0) <= -0.5:
-                out.append((1.2, ("accused_town", name, accused)))
+                out.append((1.2, ("accused_me", name) if accused == me else ("accused_town", name, accused)))
             elif accused == name and anchor.get(accuser, 0.0) <= -0.85 and accuser in self.night_killed:
                 out.append((1.4, ("accused_by_victim", accuser, name)))
         out.sort(key=lambda item: -item[0])

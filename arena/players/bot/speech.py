@@ -67,6 +67,12 @@ def reason_text(rng: random.Random, reason: tuple) -> str:
                 f"{voter} pushed {accused} out; that cost us a townsperson.",
             ),
         )
+    if kind == "pushed_me":
+        _, voter, n = reason
+        return pick(rng, (f"{voter} voted to get rid of me {times(n)}, and I'm town.", f"{voter} wants me gone. Ask why."))
+    if kind == "accused_me":
+        _, accuser = reason
+        return pick(rng, (f"{accuser} went after me, and I know I'm town.", f"{accuser} accused me for no good reason."))
     if kind == "accused_town":
         _, accuser, accused = reason
         return pick(
