@@ -118,7 +118,7 @@ class Game:
         self.role_of: dict[str, str] = self._make_deal(deal)
         self.setup()
         for name in self.seats:
-            self.tell(name, "role", role=self.role_of[name], team=self.team_of[self.role_of[name]])
+            self.tell(name, "role", role=self.role_of[name], team=self.team_of[self.role_of[name]], variant=self.name)
         self._advance()
 
     # ---- set-up -------------------------------------------------------------------------

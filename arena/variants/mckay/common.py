@@ -164,7 +164,7 @@ class McKayGame(Game):
             self._new_hand()
             for name in self.seats:
                 role = self.role_of[name]
-                self.tell(name, "role", role=role, team=self.team_of[role], hand=self.day)
+                self.tell(name, "role", role=role, team=self.team_of[role], hand=self.day, variant=self.name)
         self.public("hand", number=self.day, of=self.options.hands, beats=self.options.beats, unpicked=len(self.unpicked))
         self._start_round(1)
 
