@@ -35,7 +35,12 @@ TARGET = 1.25
 
 def serve(latency: float, conn: Any) -> None:
     """Server process: the loopback server with a fixed latency; stops when the pipe says so."""
+    from tests import llm_server
     from tests.llm_server import FakeModelServer
+
+    # Hundreds of calls arrive at once: a listen backlog of 5 (socketserver's default) would refuse
+    # connections, and the clients' retries would be counted against the tournament.
+    llm_server._Server.request_queue_size = 1024
 
     class LatencyServer(FakeModelServer):
         """Answers every call ``latency`` seconds after it arrived, however long making the answer took."""
