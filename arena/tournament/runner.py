@@ -22,7 +22,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +229,8 @@ class Runner:
         beliefs = probe.records if probe is not None else []
         stats = transcript_stats(transcript, beliefs)
         summary = transcript.summary or {}
-        usage = summary.get("usage") or {}
+        # The players' own totals, unrounded (the transcript's summary rounds dollars to 6 places).
+        usage = {seat: asdict(p.usage) for seat, p in players.items() if is_dataclass(getattr(p, "usage", None))}
         per_player = summary.get("per_player") or {}
         result = {(s.seat): s.num for s in stats if s.metric == "win"}
         cost = sum(float(u.get("cost", 0.0)) for u in usage.values())
