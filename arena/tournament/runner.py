@@ -39,6 +39,7 @@ from .design import GameSpec, build_design, deals_per_hand
 from .metrics import MATCH, transcript_stats
 
 BUILTIN_KINDS = ("bot", "random")
+SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
 
 
 @dataclass(slots=True)
@@ -80,8 +81,10 @@ def check_models(config: TournamentConfig) -> None:
                 make_player(model.spec, "check", 0)
             else:
                 player = make_player(model.spec, "check", 0, **model.settings)
-                # The SDK's import takes a second or two: here, not on the loop while the first games wait.
-                importlib.import_module(player.profile.provider)
+                # An SDK's import takes a second or two: here, not on the loop while the first games wait.
+                sdk = SDK_MODULES.get(getattr(getattr(player, "profile", None), "provider", ""))
+                if sdk is not None:
+                    importlib.import_module(sdk)
         except (SpecError, ValueError, ImportError) as exc:
             raise ConfigError(f"config error: {config.path or 'tournament'}: models.{model.name}: {exc}") from None
 
