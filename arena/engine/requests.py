@@ -8,6 +8,7 @@ language model is shown (:meth:`DecisionRequest.action_model`), so the two can n
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -90,15 +91,18 @@ class DecisionRequest:
         return _narrowed_union(_request_key(self))
 
     def json_schema(self) -> dict[str, Any]:
-        """The JSON schema of the legal answers, generated from :meth:`action_model`."""
-        return TypeAdapter(self.action_model()).json_schema()
+        """The JSON schema of the legal answers, generated from :meth:`action_model`.
+
+        Generated once per distinct set of legal answers; each caller gets its own copy to adapt.
+        """
+        return copy.deepcopy(_schema(_request_key(self)))
 
     def parse(self, data: str | bytes | dict) -> ActionBase:
         """Parse a model's answer against the narrowed schema, then into the shared union.
 
         Raises ``pydantic.ValidationError`` with the exact complaint, which can be sent back.
         """
-        adapter = TypeAdapter(self.action_model())
+        adapter = _adapter(_request_key(self))
         raw = adapter.validate_json(data) if isinstance(data, (str, bytes)) else adapter.validate_python(data)
         return ACTION_ADAPTER.validate_python(raw.model_dump())
 
@@ -111,6 +115,16 @@ def _request_key(request: DecisionRequest) -> tuple:
             for opt in request.options
         ),
     )
+
+
+@lru_cache(maxsize=4096)
+def _adapter(key: tuple) -> TypeAdapter[Any]:
+    return TypeAdapter(_narrowed_union(key))
+
+
+@lru_cache(maxsize=4096)
+def _schema(key: tuple) -> dict[str, Any]:
+    return _adapter(key).json_schema()
 
 
 @lru_cache(maxsize=4096)
