@@ -100,6 +100,18 @@ def parse_config(variant: type[Game], data: Mapping[str, Any], source: str = "co
     return GameConfig(variant, options, raw.players, dict(raw.seats))
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table, or one :class:`ConfigError` line saying why it cannot be had."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config error: {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config error: {path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config error: {path}: {exc}") from None
+
+
 def load_config(variant: type[Game], path: str | Path | None = None) -> GameConfig:
     """The config in ``path``, else the variant's default file, else the defaults."""
     if path is None:
@@ -107,15 +119,7 @@ def load_config(variant: type[Game], path: str | Path | None = None) -> GameConf
         if path is None:
             return GameConfig(variant, variant.Options())
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config error: {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config error: {path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config error: {path}: {exc}") from None
-    config = parse_config(variant, data, str(path))
+    config = parse_config(variant, read_toml(path), str(path))
     config.path = path
     return config
 

@@ -30,14 +30,13 @@ Paths are relative to the working directory, as for ``arena play``. Every error 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from arena.config import ConfigError, first_error
+from arena.config import ConfigError, first_error, read_toml
 from arena.engine import Game, GameOptions
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
@@ -203,14 +202,6 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
 def load_tournament(path: str | Path) -> TournamentConfig:
     """Read and check a tournament TOML file (one-line :class:`ConfigError` on any problem)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config error: {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config error: {path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config error: {path}: {exc}") from None
-    config = parse_tournament(data, str(path), path.stem)
+    config = parse_tournament(read_toml(path), str(path), path.stem)
     config.path = path
     return config
