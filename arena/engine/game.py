@@ -272,6 +272,13 @@ class Game:
         self._next_request_id += 1
         return req
 
+    def ask_to_speak(
+        self, player: str, question: str, *, group: str, fields: Mapping[str, FieldSpec] | None = None, **kwargs: Any
+    ) -> list[DecisionRequest]:
+        """One public speech turn (``speak`` with ``fields``), forfeited as silence."""
+        option = Option("speak", dict(fields or {}))
+        return [self.request(player, question, (option,), group=group, talk=PUBLIC, default=SPEAK_SILENT, **kwargs)]
+
     def targets(self, exclude: Iterable[str] = (), *, among: Iterable[str] | None = None) -> tuple[str, ...]:
         """Living players in seat order, minus ``exclude`` (optionally only those in ``among``)."""
         if among is not None:

@@ -17,7 +17,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
-from arena.engine.game import HOLD_FIRE, NO, SPEAK_SILENT, names_spec
+from arena.engine.game import HOLD_FIRE, NO, names_spec
 from arena.engine.requests import FieldSpec
 
 
@@ -117,17 +117,13 @@ class Classic(Game):
 
     def _ask_discussion(self) -> list[DecisionRequest]:
         accuse = names_spec(self.others(self.speaker), nullable=True)
-        return [
-            self.request(
-                self.speaker,
-                "Your discussion turn. You may accuse one living player; a trial starts at once.",
-                (Option("speak", {"accuse": accuse}),),
-                group="discussion",
-                talk="all",
-                default=SPEAK_SILENT,
-                clock=Clock("discussion turn", self.turns_left, self.turns_total),
-            )
-        ]
+        return self.ask_to_speak(
+            self.speaker,
+            "Your discussion turn. You may accuse one living player; a trial starts at once.",
+            group="discussion",
+            fields={"accuse": accuse},
+            clock=Clock("discussion turn", self.turns_left, self.turns_total),
+        )
 
     def _on_discussion(self, answers: dict[str, ActionBase]) -> None:
         speaker = self.speaker
@@ -157,18 +153,14 @@ class Classic(Game):
     def _ask_defence(self) -> list[DecisionRequest]:
         floor = FieldSpec(self.others(self.accused), max_items=self.options.max_floor)
         fields = {"floor": floor} if self.options.max_floor else {}
-        return [
-            self.request(
-                self.accused,
-                f"You are charged. Give your last words; you may hand the floor to up to "
-                f"{self.options.max_floor} living players, who speak after you in the order named. "
-                "The execution vote follows at once.",
-                (Option("speak", fields),),
-                group="defence",
-                talk="all",
-                default=SPEAK_SILENT,
-            )
-        ]
+        return self.ask_to_speak(
+            self.accused,
+            f"You are charged. Give your last words; you may hand the floor to up to "
+            f"{self.options.max_floor} living players, who speak after you in the order named. "
+            "The execution vote follows at once.",
+            group="defence",
+            fields=fields,
+        )
 
     def _on_defence(self, answers: dict[str, ActionBase]) -> None:
         action = answers[self.accused]
@@ -178,17 +170,12 @@ class Classic(Game):
 
     def _ask_floor(self) -> list[DecisionRequest]:
         speaker = self.floor_queue[0]
-        return [
-            self.request(
-                speaker,
-                f"{self.accused} handed you the floor during their last words. Speak once.",
-                (Option("speak"),),
-                group="floor",
-                talk="all",
-                default=SPEAK_SILENT,
-                accused=self.accused,
-            )
-        ]
+        return self.ask_to_speak(
+            speaker,
+            f"{self.accused} handed you the floor during their last words. Speak once.",
+            group="floor",
+            accused=self.accused,
+        )
 
     def _on_floor(self, answers: dict[str, ActionBase]) -> None:
         speaker = self.floor_queue.pop(0)
@@ -215,16 +202,9 @@ class Classic(Game):
         self.phase = "lot_last_words"
 
     def _ask_lot_words(self) -> list[DecisionRequest]:
-        return [
-            self.request(
-                self.lot_victim,
-                "Time ran out and the referee's lot fell on you. Say your last words.",
-                (Option("speak"),),
-                group="last_words",
-                talk="all",
-                default=SPEAK_SILENT,
-            )
-        ]
+        return self.ask_to_speak(
+            self.lot_victim, "Time ran out and the referee's lot fell on you. Say your last words.", group="last_words"
+        )
 
     def _on_lot_words(self, answers: dict[str, ActionBase]) -> None:
         victim = self.lot_victim

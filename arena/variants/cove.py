@@ -459,12 +459,12 @@ class Cove(Game):
 
     def _ask_runoff_speech(self) -> list[DecisionRequest]:
         other = next(c for c in self.candidates if c != self.speakers[0])
-        return [
-            self.request(
-                self.speakers[0], f"You and {other} tied at the top. Speak once more; then everyone revotes between you.",
-                (Option("speak"),), group="defence", talk="all", default=SPEAK_SILENT, candidates=list(self.candidates),
-            )
-        ]  # fmt: skip
+        return self.ask_to_speak(
+            self.speakers[0],
+            f"You and {other} tied at the top. Speak once more; then everyone revotes between you.",
+            group="defence",
+            candidates=list(self.candidates),
+        )
 
     def _on_runoff_speech(self, answers: dict[str, ActionBase]) -> None:
         speaker = self.speakers.pop(0)
@@ -509,12 +509,9 @@ class Cove(Game):
         self.phase = "last_words"
 
     def _ask_last_words(self) -> list[DecisionRequest]:
-        return [
-            self.request(
-                self.leavers[0], "The vote sends you out of the game. Say your last words.",
-                (Option("speak"),), group="last_words", talk="all", default=SPEAK_SILENT,
-            )
-        ]  # fmt: skip
+        return self.ask_to_speak(
+            self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words"
+        )
 
     def _on_last_words(self, answers: dict[str, ActionBase]) -> None:
         leaver = self.leavers.pop(0)

@@ -45,7 +45,7 @@ from pydantic import Field, NonNegativeInt, model_validator
 
 from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
 from arena.engine.events import team_audience
-from arena.engine.game import NO, SPEAK_SILENT, names_spec
+from arena.engine.game import NO, names_spec
 
 DealRole = Literal["mafia", "villager", "detective", "doctor"]
 
@@ -164,19 +164,15 @@ class Village(Game):
         speaker = self.speaker
         accuse = names_spec(self.targets(exclude=(speaker,)), nullable=True, forbidden={speaker: "you cannot accuse yourself"})
         first = self.day == 1
-        return [
-            self.request(
-                speaker,
-                "Your discussion turn. You may accuse one living player; "
-                + ("today is the first day: accusations are counted but nobody is tried."
-                   if first else "when the talk is over, the most accused is tried."),
-                (Option("speak", {"accuse": accuse}),),
-                group="discussion",
-                talk="all",
-                default=SPEAK_SILENT,
-                clock=Clock("discussion turn", self.turns_left, self.turns_total),
-            )
-        ]  # fmt: skip
+        return self.ask_to_speak(
+            speaker,
+            "Your discussion turn. You may accuse one living player; "
+            + ("today is the first day: accusations are counted but nobody is tried."
+               if first else "when the talk is over, the most accused is tried."),
+            group="discussion",
+            fields={"accuse": accuse},
+            clock=Clock("discussion turn", self.turns_left, self.turns_total),
+        )  # fmt: skip
 
     def _on_discussion(self, answers: dict[str, ActionBase]) -> None:
         speaker = self.speaker
@@ -221,17 +217,12 @@ class Village(Game):
 
     def _ask_defence(self) -> list[DecisionRequest]:
         accused = self.accused
-        return [
-            self.request(
-                accused,
-                f"You are on trial with {self._count(accused)} accusations. Give your defence; "
-                "then every living player, you included, votes guilty or innocent.",
-                (Option("speak"),),
-                group="defence",
-                talk="all",
-                default=SPEAK_SILENT,
-            )
-        ]
+        return self.ask_to_speak(
+            accused,
+            f"You are on trial with {self._count(accused)} accusations. Give your defence; "
+            "then every living player, you included, votes guilty or innocent.",
+            group="defence",
+        )
 
     def _on_defence(self, answers: dict[str, ActionBase]) -> None:
         self.public("speech", actor=self.accused, kind="defence", **self.said(answers[self.accused]))

@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from arena.engine import ActionBase, DecisionRequest, FieldSpec, Option, Phase
 from arena.engine.actions import Continue
-from arena.engine.game import SPEAK_SILENT, names_spec
+from arena.engine.game import names_spec
 
 from .common import McKayGame, McKayOptions
 from .scoring import COP, KILL, MAFIA, TP, VOTE, trio_hand
@@ -130,18 +130,13 @@ class Trio(McKayGame):
 
     def _ask_soliloquy(self) -> list[DecisionRequest]:
         killer, victim = self.call
-        return [
-            self.request(
-                victim,
-                f"{killer} killed you. This beat is your soliloquy: appeal to {killer}, who then continues "
-                "(you die) or retracts.",
-                (Option("speak"),),
-                group="soliloquy",
-                talk="all",
-                default=SPEAK_SILENT,
-                clock=self.clock(),
-            )
-        ]
+        return self.ask_to_speak(
+            victim,
+            f"{killer} killed you. This beat is your soliloquy: appeal to {killer}, who then continues "
+            "(you die) or retracts.",
+            group="soliloquy",
+            clock=self.clock(),
+        )
 
     def _ask_reply(self) -> list[DecisionRequest]:
         killer, victim = self.call
