@@ -37,6 +37,7 @@ class BotPlayer(SyncPlayer):
         strategy = self.strategy
         if strategy is None:
             strategy = self.strategy = strategy_for(detect_variant(memory))(memory, self.rng)
+        strategy.observe(view)
         action = strategy.decide(request)
         if not is_legal(request, action):
             return safe_action(request, self.rng)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from arena.engine import ActionBase, DecisionRequest
+from arena.engine import ActionBase, DecisionRequest, View
 
 from ..legal import safe_action
 from ..memory import Memory
@@ -20,6 +20,10 @@ class Strategy:
     def __init__(self, memory: Memory, rng: random.Random) -> None:
         self.mem = memory
         self.rng = rng
+
+    def observe(self, view: View) -> None:
+        """Called before each decision with the bot's view, for strategies that read events the
+        memory does not keep (McKay's looks, hands and scores); the others need nothing more."""
 
     def decide(self, request: DecisionRequest) -> ActionBase:
         return safe_action(request, self.rng)
