@@ -12,9 +12,12 @@ from .base import Strategy
 from .classic import ClassicStrategy
 from .cove import CoveStrategy
 from .daynight import DayNightStrategy
+from .mckay import Duel3Strategy, DuelStrategy, TrioStrategy
 from .village import VillageStrategy
 
-STRATEGIES: dict[str, type[Strategy]] = {cls.variant: cls for cls in (ClassicStrategy, CoveStrategy, VillageStrategy)}
+STRATEGIES: dict[str, type[Strategy]] = {
+    cls.variant: cls for cls in (ClassicStrategy, CoveStrategy, VillageStrategy, DuelStrategy, Duel3Strategy, TrioStrategy)
+}
 FALLBACK: type[Strategy] = DayNightStrategy
 
 #: roles that occur in one variant only

@@ -1,0 +1,121 @@
+"""The base of the McKay strategies: the table reading, and utilities from the real score tables.
+
+An outcome (who holds which card, who declared, the deaths in order, who is alive) is valued by
+handing it to the variant's own scoring function (:mod:`arena.variants.mckay.scoring`), never a
+copy of its tables. The bot's utility is its points plus what its bonus change is worth over the
+hands still to play, less a share of what the opponents gain (the match is won on the highest
+total, so resetting a rival's multiplier counts too).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar
+
+from arena.engine import ActionBase, DecisionRequest, View
+
+from ...legal import safe_action
+from ...memory import Memory
+from ..base import Strategy
+from .table import CARDS, Table
+
+Scoring = Callable[..., tuple[dict[str, int], dict[str, int]]]
+
+
+class McKayStrategy(Strategy, ABC):
+    """Shared by ``duel``, ``duel3`` and ``trio``: reading, valuing outcomes, dispatching requests."""
+
+    #: the variant's own scoring function (set by subclasses from scoring.py)
+    scoring: ClassVar[Scoring]
+    #: how much an opponent's gain counts against mine (the match is won on the highest total)
+    rival: ClassVar[float] = 0.8
+    #: before a player has been seen: hands of prior, the share of hands that wipe a bonus out
+    prior_hands: ClassVar[float] = 4.0
+    prior_wipe: ClassVar[float] = 0.35
+    #: hands ahead a bonus is valued over (further out, the table will have changed)
+    horizon: ClassVar[int] = 50
+
+    def __init__(self, memory: Memory, rng: random.Random) -> None:
+        super().__init__(memory, rng)
+        self.me = memory.me
+        self.table = Table(memory.me, memory.seats, self.variant, self.prior, type(self).context)
+        self._values: dict[tuple, float] = {}
+        self._values_key: tuple = ()
+        self._worth: dict[str, float] = {}
+
+    # ---- hooks ---------------------------------------------------------------------------
+    @staticmethod
+    @abstractmethod
+    def prior(context: str, card: str) -> Mapping[str, float]:
+        """What a player holding ``card`` does in a beat of ``context`` before the bot has seen it play."""
+
+    @staticmethod
+    @abstractmethod
+    def context(table: Table, opponent: str) -> str:
+        """The situation ``opponent`` is in, as far as its habits go."""
+
+    @abstractmethod
+    def beat(self, request: DecisionRequest) -> ActionBase:
+        """The answer to one beat of the clock."""
+
+    # ---- dispatch --------------------------------------------------------------------------
+    def observe(self, view: View) -> None:
+        self.table.read(view)
+
+    def decide(self, request: DecisionRequest) -> ActionBase:
+        table = self.table
+        key = (table.hand.number, tuple(table.bonus.values()), table.hands_left)
+        if key != self._values_key:  # outcomes are valued afresh when a bonus or the horizon moves
+            self._values_key = key
+            self._values = {}
+            self._worth = {n: self.worth(n) for n in table.seats}
+        if request.group == "beat":
+            self.table.start_beat(request)
+            return self.beat(request)
+        handler = self.OTHER.get(request.group)
+        if handler is None:
+            return safe_action(request, self.rng)
+        return handler(self, request)
+
+    OTHER: ClassVar[dict[str, Callable[[McKayStrategy, DecisionRequest], ActionBase]]] = {}
+
+    # ---- valuing outcomes ------------------------------------------------------------------
+    def kept(self, name: str) -> list[float]:
+        """P(a bonus point ``name`` holds now is still held 1, 2, … hands from now), from how often
+        this match has wiped that player's bonus out."""
+        table = self.table
+        wipe = (table.wiped[name] + self.prior_wipe * self.prior_hands) / (table.played + self.prior_hands)
+        return [(1.0 - wipe) ** h for h in range(1, min(table.hands_left, self.horizon) + 1)]
+
+    @abstractmethod
+    def worth(self, name: str) -> float:
+        """Utility of one more point of ``name``'s bonus at the end of this hand (variants say how it pays)."""
+
+    def value(self, cards: Mapping[str, str], declared: Sequence[str], deaths: tuple, alive: Sequence[str]) -> float:
+        """My utility of a hand that ends so (cards for every seat, deaths in order)."""
+        outcome = (tuple(cards.items()), tuple(declared), deaths, tuple(alive))
+        found = self._values.get(outcome)
+        if found is not None:
+            return found
+        table = self.table
+        before = table.bonus
+        points, after = self.scoring(cards, declared, deaths, alive, before)  # pure: copies what it changes
+        worth = self._worth
+        me = self.me
+        others = sum(points[o] + worth[o] * (after[o] - before[o]) for o in table.opponents)
+        result = points[me] + worth[me] * (after[me] - before[me]) - self.rival * others / len(table.opponents)
+        self._values[outcome] = result
+        return result
+
+    # ---- beliefs ---------------------------------------------------------------------------
+    @staticmethod
+    def marginals(worlds: list[tuple[dict[str, str], float]]) -> dict[str, dict[str, float]]:
+        """P(each opponent holds each card)."""
+        out: dict[str, dict[str, float]] = {}
+        for cards, p in worlds:
+            for name, card in cards.items():
+                row = out.setdefault(name, dict.fromkeys(CARDS, 0.0))
+                row[card] += p
+        return out

@@ -1,0 +1,92 @@
+"""What a McKay bot says aloud (short claims, true or not) and thinks (the numbers it weighed).
+
+Speech is cheap talk at these tables, so it states claims plainly: "I'm the cop. Card 2 is
+mafia." A mafia bot's claims may be lies; its thought says so, which is what lets a reader of
+the transcript see the lie as a lie.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from arena.variants.mckay.scoring import COP, MAFIA, TP
+
+from ...speech import pick
+
+NAMES = {TP: "a townsperson", MAFIA: "mafia", COP: "the cop"}
+
+
+def card_name(card: str) -> str:
+    return NAMES.get(card, card)
+
+
+def odds_text(beliefs: Mapping[str, Mapping[str, float]]) -> str:
+    """ "Bob: mafia 50%, townsperson 25%, cop 25%" for each opponent, likeliest card first."""
+    parts = []
+    for name, odds in beliefs.items():
+        ranked = sorted(odds.items(), key=lambda kv: (-kv[1], kv[0]))
+        parts.append(f"{name}: " + ", ".join(f"{c} {p:.0%}" for c, p in ranked if p >= 0.005))
+    return "; ".join(parts)
+
+
+def values_text(values: Mapping[str, float]) -> str:
+    return ", ".join(f"{k} {v:+.2f}" for k, v in values.items())
+
+
+def thought(choice: str, values: Mapping[str, float], beliefs: Mapping[str, Mapping[str, float]], note: str = "") -> str:
+    """The private reasoning: the expected value of each move weighed, the belief behind them."""
+    text = f"EV {values_text(values)} -> {choice}. Cards: {odds_text(beliefs)}."
+    return f"{text} {note}".strip()
+
+
+def declare_text(rng: random.Random, position: int | None) -> str:
+    if position is None:
+        return pick(rng, ("I'm the cop.", "I am the cop, whatever was said before."))
+    return pick(rng, (f"I'm the cop. I'll look at card {position}.", f"Cop here. Card {position}, please."))
+
+
+def look_text(rng: random.Random, position: int, card: str) -> str:
+    return pick(rng, (f"Card {position} is {card_name(card)}.", f"I looked: card {position} is {card_name(card)}."))
+
+
+def kill_text(rng: random.Random, target: str, guess: str) -> str:
+    if guess == MAFIA:
+        return pick(rng, (f"{target}, you're mafia.", f"I know what you are, {target}.", f"{target} is mafia. Bang."))
+    return pick(rng, (f"Sorry, {target}.", f"It's you or me, {target}.", f"{target}, I'm taking my chance."))
+
+
+def peace_text(rng: random.Random, claim: str) -> str:
+    return pick(
+        rng,
+        (
+            f"I'm {card_name(claim)}. Let's shake hands.",
+            f"I'm {card_name(claim)}; nobody needs to die.",
+            "Handshake. We both walk away.",
+        ),
+    )
+
+
+def wait_text(rng: random.Random, claim: str, suspect: str | None) -> str:
+    if suspect is not None:
+        return pick(rng, (f"I'm {card_name(claim)}. I don't trust {suspect}.", f"{suspect} looks like mafia to me."))
+    return pick(rng, (f"I'm {card_name(claim)}.", f"I'm {card_name(claim)}. Your move.", "I'm watching."))
+
+
+def place_text(rng: random.Random, slot: str | None) -> str:
+    if slot is None:
+        return pick(rng, ("I'm keeping my card.", "Card back in hand."))
+    if slot == "no_kill":
+        return pick(rng, ("No kill from me.", "My card is on no kill.", "Let's all put our cards on no kill."))
+    return pick(rng, (f"My card is on {slot}: {slot} is mafia.", f"{slot} is mafia. Join me.", f"Put your card on {slot}."))
+
+
+def soliloquy_text(rng: random.Random, killer: str, claim: str) -> str:
+    return pick(
+        rng,
+        (
+            f"{killer}, I'm {card_name(claim)}. Retract and we both score.",
+            f"I'm {card_name(claim)}, {killer}. Killing me costs you.",
+            f"Think again, {killer}: I'm {card_name(claim)}.",
+        ),
+    )
