@@ -239,3 +239,11 @@ def test_a_trio_mafia_who_saw_the_cop_in_the_centre_shoots_the_false_cop() -> No
     action = step(game, {"Ann": bot_answer(game, "Ann"), "Cid": passing})["Ann"]
     assert isinstance(action, Kill) and action.target == "Cid"
     assert "cop" not in action.thought.split("Cid:")[1]
+
+
+def test_a_mafia_bot_lies_about_the_card_it_saw_and_knows_it() -> None:
+    game = one_hand("duel", {"Ann": "mafia", "Bob": "townsperson"}, ["cop", "mafia", "townsperson"])
+    step(game, {"Ann": lambda r: DeclareCop(position=1), "Bob": passing})
+    action = step(game, {"Ann": bot_answer(game, "Ann"), "Bob": passing})["Ann"]
+    assert action.speech in ("Card 1 is a townsperson.", "I looked: card 1 is a townsperson.")
+    assert "a lie, it is the cop" in action.thought

@@ -15,10 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 from arena.engine import ActionBase, DecisionRequest, View
+from arena.variants.mckay.scoring import COP, MAFIA, TP
 
 from ...legal import safe_action
 from ...memory import Memory
 from ..base import Strategy
+from . import words
 from .table import CARDS, Table
 
 Scoring = Callable[..., tuple[dict[str, int], dict[str, int]]]
@@ -44,6 +46,7 @@ class McKayStrategy(Strategy, ABC):
         self._values: dict[tuple, float] = {}
         self._values_key: tuple = ()
         self._worth: dict[str, float] = {}
+        self.reported: set[tuple[int, int]] = set()  # (hand, position) of looks I already spoke of
 
     # ---- hooks ---------------------------------------------------------------------------
     @staticmethod
@@ -119,3 +122,37 @@ class McKayStrategy(Strategy, ABC):
                 row = out.setdefault(name, dict.fromkeys(CARDS, 0.0))
                 row[card] += p
         return out
+
+    @staticmethod
+    def suspect(beliefs: Mapping[str, Mapping[str, float]]) -> str | None:
+        """The opponent most likely mafia, if likely enough to say so."""
+        best = max(beliefs, key=lambda n: (beliefs[n][MAFIA], n), default=None)
+        return best if best is not None and beliefs[best][MAFIA] >= 0.6 else None
+
+    # ---- words -------------------------------------------------------------------------------
+    def claim(self) -> str:
+        """What I say I am: the cop once I declared, otherwise a townsperson."""
+        return COP if self.me in self.table.hand.declarers else TP
+
+    def say(self, card: str, text: Callable[[str], str], claims: bool) -> tuple[str, str]:
+        """My words for this beat and the private note that marks a lie in them.
+
+        A look not yet spoken of comes first ("Card 2 is mafia.": a mafia bot calls every card it
+        saw a townsperson's); otherwise ``text(claim)``, which states my claim when ``claims``.
+        """
+        hand = self.table.hand
+        fresh = [(p, c) for p, c in hand.looks.items() if (hand.number, p) not in self.reported]
+        if fresh:
+            self.reported.update((hand.number, p) for p, _ in fresh)
+            position, seen = fresh[-1]
+            said = TP if card == MAFIA else seen
+            note = (
+                ""
+                if said == seen
+                else f"(I say card {position} is {words.card_name(said)}: a lie, it is {words.card_name(seen)}.)"
+            )
+            return words.look_text(self.rng, position, said), note
+        claim = self.claim()
+        spoken = text(claim)
+        lie = claims and claim != card and words.card_name(claim) in spoken
+        return spoken, f"(I say I am {words.card_name(claim)}: a lie.)" if lie else ""

@@ -17,16 +17,14 @@ are scored together with that death.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from arena.engine import ActionBase, DecisionRequest
 from arena.engine.actions import DeclareCop, Handshake, Kill, Pass, Peek
-from arena.variants.mckay.scoring import KILL, MAFIA, SIMULTANEOUS, HandDeath, duel_hand
+from arena.variants.mckay.scoring import COP, KILL, SIMULTANEOUS, HandDeath, duel_hand
 
 from ...legal import choices
-from ...memory import Memory
 from . import words
 from .common import McKayStrategy
 from .plan import Stance, after_look, per_world, plan
@@ -83,10 +81,6 @@ class DuelStrategy(McKayStrategy):
 
     #: base points of good kills a player makes per hand, before the match has shown any
     prior_good: ClassVar[float] = 1.0
-
-    def __init__(self, memory: Memory, rng: random.Random) -> None:
-        super().__init__(memory, rng)
-        self.reported: set[int] = set()  # hands in which I already said what my look showed
 
     def worth(self, name: str) -> float:
         """A multiplier point pays the base points of each good kill ``name`` makes while it lasts
@@ -175,7 +169,6 @@ class DuelStrategy(McKayStrategy):
         beliefs = self.marginals(worlds)
         thought = words.thought(best, values, beliefs)
         rng = self.rng
-        claim = self.claim(card)
         if best.startswith("kill:"):
             target = best.split(":", 1)[1]
             guess = max(beliefs[target], key=lambda c: beliefs[target][c])
@@ -183,37 +176,18 @@ class DuelStrategy(McKayStrategy):
         if best == "declare":
             positions = self.table.unseen_positions()
             position = positions[rng.randrange(len(positions))]
-            lie = "" if card == "cop" else " (a lie: I am not the cop)"
+            lie = "" if card == COP else " (a lie: I am not the cop)"
             return DeclareCop(position=position, speech=words.declare_text(rng, position), thought=thought + lie)
+        suspect = self.suspect(beliefs)
+        if best == "shake":
+            speech, note = self.say(card, lambda claim: words.peace_text(rng, claim), claims=True)
+            return Handshake(speech=speech, thought=words.join(thought, note))
+        speech, note = self.say(card, lambda claim: words.wait_text(rng, claim, suspect), claims=True)
         if best == "peek":
             options = choices(request, "peek", "position")
             position = options[rng.randrange(len(options))]
-            return Peek(position=position, speech=self.report(), thought=thought)
-        speech = self.report()
-        if best == "shake":
-            return Handshake(speech=speech or words.peace_text(rng, claim), thought=thought)
-        suspect = self.suspect(beliefs)
-        return Pass(speech=speech or words.wait_text(rng, claim, suspect), thought=thought)
-
-    def claim(self, card: str) -> str:
-        """What I say I am: the cop if I declared, otherwise a townsperson (a lie for mafia)."""
-        if self.me in self.table.hand.declarers:
-            return "cop"
-        return "townsperson"
-
-    def report(self) -> str | None:
-        """Right after a look, what I say it showed (a mafia bot calls it a townsperson)."""
-        hand = self.table.hand
-        if not hand.looks or hand.number in self.reported:
-            return None
-        self.reported.add(hand.number)
-        position, card = list(hand.looks.items())[-1]
-        shown = "townsperson" if self.table.card == MAFIA else card
-        return words.look_text(self.rng, position, shown)
-
-    def suspect(self, beliefs: Mapping[str, Mapping[str, float]]) -> str | None:
-        best = max(beliefs, key=lambda n: (beliefs[n][MAFIA], n), default=None)
-        return best if best is not None and beliefs[best][MAFIA] >= 0.6 else None
+            return Peek(position=position, speech=speech, thought=words.join(thought, note))
+        return Pass(speech=speech, thought=words.join(thought, note))
 
 
 class Melee:

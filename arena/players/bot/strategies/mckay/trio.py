@@ -15,7 +15,6 @@ the first, for the look at a centre card, when that look is worth a beat.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -24,7 +23,6 @@ from arena.engine.actions import Continue, DeclareCop, Judge, Kill, Pass, PlaceC
 from arena.variants.mckay.scoring import COP, KILL, MAFIA, TP, VOTE, HandDeath, trio_hand
 
 from ...legal import choices, nullable
-from ...memory import Memory
 from . import words
 from .common import McKayStrategy
 from .plan import Stance, after_look, per_world, plan
@@ -68,10 +66,6 @@ class TrioStrategy(McKayStrategy):
     scoring = staticmethod(trio_hand)
     prior = staticmethod(trio_prior)
     context = staticmethod(trio_context)
-
-    def __init__(self, memory: Memory, rng: random.Random) -> None:
-        super().__init__(memory, rng)
-        self.reported: set[int] = set()
 
     def worth(self, name: str) -> float:
         """The bonus is added to every hand's score: a point kept pays once per hand it lasts."""
@@ -262,8 +256,8 @@ class TrioStrategy(McKayStrategy):
             return self.declare(request, card, worlds, values)
         beliefs = self.marginals(worlds)
         slot = None if best == "hand" else best
-        thought = words.thought(best, values, beliefs)
-        speech = self.report() or words.place_text(self.rng, slot)
+        speech, note = self.say(card, lambda _: words.place_text(self.rng, slot), claims=False)
+        thought = words.join(words.thought(best, values, beliefs), note)
         if slot == here:
             return Pass(speech=speech, thought=thought)
         return PlaceCard(slot=slot, speech=speech, thought=thought)
@@ -317,11 +311,14 @@ class TrioStrategy(McKayStrategy):
             guess = max(beliefs[opp], key=lambda c: beliefs[opp][c])
             return Kill(target=opp, speech=words.kill_text(rng, opp, guess), thought=thought)
         if best == NO_KILL:
-            speech = self.report() or words.place_text(rng, NO_KILL)
+            speech, note = self.say(card, lambda _: words.place_text(rng, NO_KILL), claims=False)
+            thought = words.join(thought, note)
             if here == NO_KILL:
                 return Pass(speech=speech, thought=thought)
             return PlaceCard(slot=NO_KILL, speech=speech, thought=thought)
-        speech = self.report() or words.wait_text(rng, self.claim(card), self.suspect(beliefs))
+        suspect = self.suspect(beliefs)
+        speech, note = self.say(card, lambda claim: words.wait_text(rng, claim, suspect), claims=True)
+        thought = words.join(thought, note)
         if here == NO_KILL:  # waiting means taking the standing offer back
             return PlaceCard(slot=None, speech=speech, thought=thought)
         return Pass(speech=speech, thought=thought)
@@ -329,8 +326,8 @@ class TrioStrategy(McKayStrategy):
     # ---- soliloquy and judging --------------------------------------------------------------
     def soliloquy(self, request: DecisionRequest) -> ActionBase:
         killer = next((k for k, v in reversed(self.table.hand.attempts) if v == self.me), None) or "you"
-        claim = self.claim(request.role)
-        lie = " (a lie)" if claim != request.role and request.role != COP else ""
+        claim = self.claim()
+        lie = ": a lie" if claim != request.role else ""
         return Speak(
             speech=words.soliloquy_text(self.rng, killer, claim),
             thought=f"Asking {killer} to retract; I say I am {words.card_name(claim)}{lie}.",
@@ -379,23 +376,3 @@ class TrioStrategy(McKayStrategy):
         return Judge(first=best, thought=words.thought(best, values, self.marginals(worlds)))
 
     OTHER: ClassVar = {"soliloquy": soliloquy, "soliloquy_reply": reply, "judge": judge}
-
-    # ---- words -------------------------------------------------------------------------------
-    def claim(self, card: str) -> str:
-        if self.me in self.table.hand.declarers:
-            return COP
-        return TP if card != COP else COP
-
-    def report(self) -> str | None:
-        hand = self.table.hand
-        if not hand.looks or hand.number in self.reported:
-            return None
-        self.reported.add(hand.number)
-        position, card = list(hand.looks.items())[-1]
-        shown = TP if self.table.card == MAFIA else card
-        return words.look_text(self.rng, position, shown)
-
-    @staticmethod
-    def suspect(beliefs: Mapping[str, Mapping[str, float]]) -> str | None:
-        best = max(beliefs, key=lambda n: (beliefs[n][MAFIA], n), default=None)
-        return best if best is not None and beliefs[best][MAFIA] >= 0.6 else None

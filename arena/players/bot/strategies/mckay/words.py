@@ -40,6 +40,10 @@ def thought(choice: str, values: Mapping[str, float], beliefs: Mapping[str, Mapp
     return f"{text} {note}".strip()
 
 
+def join(thought: str, note: str) -> str:
+    return f"{thought} {note}" if note else thought
+
+
 def declare_text(rng: random.Random, position: int | None) -> str:
     if position is None:
         return pick(rng, ("I'm the cop.", "I am the cop, whatever was said before."))
