@@ -149,9 +149,16 @@ class Conversation:
     """One player's append-only message history (system prompt + alternating turns)."""
 
     def __init__(
-        self, me: str, variant: str | None, options: Mapping[str, Any] | None, mode: str, env: jinja2.Environment
+        self,
+        me: str,
+        variant: str | None,
+        options: Mapping[str, Any] | None,
+        mode: str,
+        env: jinja2.Environment,
+        short: bool = False,
     ) -> None:
         self.me = me
+        self.short = short  # the short system prompt (small local models): see prompts/system/_base.j2
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -171,6 +178,7 @@ class Conversation:
         template = self._template("system", self.variant)
         self.system = _tidy(template.render(
             me=self.me, seats=list(request.seats), variant=self.variant or "", options=self.options, mode=self.mode,
+            short=self.short,
         ))  # fmt: skip
 
     def ask(self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str) -> dict[str, str]:
