@@ -131,8 +131,15 @@ class LLMPlayer:
         self.seed = seed
         self._key = key
         self.recorder = recorder
-        self.backend = backend_for(profile)
-        self.conversation = Conversation(name, variant, options, profile.structured, make_env())
+        if profile.provider == "local":  # a model in this process; imported only when a seat asks for it
+            from .local import LocalBackend
+
+            max_speech = (options or {}).get("max_speech_chars")  # every variant's name for the limit
+            self.backend: Any = LocalBackend(profile, max_speech if isinstance(max_speech, int) else None)
+        else:
+            self.backend = backend_for(profile)
+        short = profile.prompt == "short"
+        self.conversation = Conversation(name, variant, options, profile.structured, make_env(), short=short)
         self.usage = Usage(model=profile.model)
         self.calls: list[dict[str, Any]] = []
         self._last_prompt = ""

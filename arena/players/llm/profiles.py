@@ -2,8 +2,9 @@
 
 A spec is either a profile name from ``configs/models.toml`` (``sonnet``) or
 ``provider:model[@base_url][?key=value&...]`` (``openai:gpt-4.1-mini``,
-``openai:llama3.1@http://localhost:11434/v1?structured=json_text``). Everything is checked here,
-before a game starts, so a typo or a missing key costs one clear line instead of a forfeited game.
+``openai:llama3.1@http://localhost:11434/v1?structured=json_text``) or a model run in this process
+(``local``, ``local:smollm2``, ``local:/path/to/any.gguf``: see :mod:`arena.players.llm.local`).
+Everything is checked here, before a game starts, so a typo or a missing key costs one clear line instead of a forfeited game.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena.players.registry import SpecError
 
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "anthropic", "local")
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 PROFILES_ENV = "ARENA_MODELS"
+#: a model run in this process: no key, one call at a time, no transient faults to retry
+LOCAL_DEFAULTS: dict[str, Any] = {
+    "api_key_env": "", "structured": "json_schema", "max_tokens": 256, "attempts": 1, "concurrency": 1, "prompt": "short",
+}  # fmt: skip
 
 
 class Profile(BaseModel):
@@ -30,7 +35,7 @@ class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = ""
-    provider: Literal["openai", "anthropic"]
+    provider: Literal["openai", "anthropic", "local"]
     model: str = Field(min_length=1)
     base_url: str | None = None
     api_key_env: str = ""  # "" = the endpoint needs no key
@@ -49,6 +54,8 @@ class Profile(BaseModel):
     max_retry_after: float = Field(60.0, ge=0, description="Cap on a server's Retry-After.")
     retry_budget: float = Field(180.0, gt=0, description="Seconds for all tries of one call.")
     concurrency: int = Field(8, ge=1, le=256, description="Calls in flight per provider endpoint.")
+    context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
+    prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
 
     @property
     def strict_schema(self) -> bool:
@@ -117,6 +124,8 @@ def resolve_spec(spec: str, profiles: Mapping[str, Mapping[str, Any]], overrides
     """Turn a seat spec into a checked :class:`Profile` (raises :class:`SpecError`)."""
     spec = spec.strip()
     overrides = dict(overrides or {})
+    if spec == "local" and spec not in profiles:
+        spec = "local:smollm2"  # the embedded default model
     if ":" not in spec:
         if spec not in profiles:
             known = ", ".join(sorted(profiles)) or "none"
@@ -127,10 +136,13 @@ def resolve_spec(spec: str, profiles: Mapping[str, Mapping[str, Any]], overrides
     if provider not in PROVIDERS:
         raise SpecError(f"unknown provider {provider!r} in {spec!r}; use one of: {', '.join(PROVIDERS)}")
     rest, _, query = rest.partition("?")
-    model, _, base_url = rest.partition("@")
+    model, _, base_url = rest.partition("@") if provider != "local" else (rest, "", "")  # a path may hold an @
     model, base_url = model.strip(), base_url.strip() or None
     if not model:
         raise SpecError(f"{spec!r} names no model (e.g. {provider}:MODEL)")
+    if provider == "local":
+        fields = {**LOCAL_DEFAULTS, "provider": provider, "model": model}
+        return _build(spec, {**fields, **_query(spec, query), **overrides}, f"seat spec {spec!r}")
     if base_url is not None and not base_url.startswith(("http://", "https://")):
         raise SpecError(f"{spec!r}: the base URL after @ must start with http:// or https://")
     fields: dict[str, Any] = {}
@@ -145,13 +157,16 @@ def resolve_spec(spec: str, profiles: Mapping[str, Mapping[str, Any]], overrides
         fields.setdefault("api_key_env", "")
     else:
         fields.setdefault("api_key_env", DEFAULT_KEY_ENV[provider])
-    try:
-        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-    except ValueError:
-        raise SpecError(f"{spec!r}: options after ? must look like key=value&key=value") from None
-    fields.update(pairs)
+    fields.update(_query(spec, query))
     fields.update(overrides)
     return _build(spec, fields, f"seat spec {spec!r}")
+
+
+def _query(spec: str, query: str) -> dict[str, str]:
+    try:
+        return dict(parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)))
+    except ValueError:
+        raise SpecError(f"{spec!r}: options after ? must look like key=value&key=value") from None
 
 
 def api_key(profile: Profile) -> str | None:
