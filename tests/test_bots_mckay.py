@@ -138,13 +138,13 @@ def test_bot_outscores_random_in_duel() -> None:
 
 
 def test_bot_outscores_random_in_duel3() -> None:
-    # measured on these seeds: +450 (the matches swing by about 100 either way: two random
+    # measured on these seeds: +1360 (single matches swing by about 100 either way: two random
     # players' multipliers run away now and then)
-    assert margin("duel3") >= 150
+    assert margin("duel3") >= 450
 
 
 def test_bot_outscores_random_in_trio() -> None:
-    # measured on these seeds: +726 (every match between +104 and +138)
+    # measured on these seeds: +774 (every match between +100 and +160)
     assert margin("trio") >= 350
 
 

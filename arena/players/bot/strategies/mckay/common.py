@@ -2,9 +2,10 @@
 
 An outcome (who holds which card, who declared, the deaths in order, who is alive) is valued by
 handing it to the variant's own scoring function (:mod:`arena.variants.mckay.scoring`), never a
-copy of its tables. The bot's utility is its points plus what its bonus change is worth over the
-hands still to play, less a share of what the opponents gain (the match is won on the highest
-total, so resetting a rival's multiplier counts too).
+copy of its tables. The bot's utility is its points, plus what its bonus change is worth over the
+hands still to play (learned from how this match uses and wipes out bonuses), less a share of
+what the opponents gain the same way: the match is won on the highest total, so denying a rival
+counts too, and as the hands run out the match scores shift that share onto the leader.
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ class McKayStrategy(Strategy, ABC):
     #: before a player has been seen: hands of prior, the share of hands that wipe a bonus out
     prior_hands: ClassVar[float] = 4.0
     prior_wipe: ClassVar[float] = 0.35
-    #: hands ahead a bonus is valued over (further out, the table will have changed)
-    horizon: ClassVar[int] = 50
 
     def __init__(self, memory: Memory, rng: random.Random) -> None:
         super().__init__(memory, rng)
@@ -46,6 +45,7 @@ class McKayStrategy(Strategy, ABC):
         self._values: dict[tuple, float] = {}
         self._values_key: tuple = ()
         self._worth: dict[str, float] = {}
+        self._rivals: dict[str, float] = {}
         self.reported: set[tuple[int, int]] = set()  # (hand, position) of looks I already spoke of
 
     # ---- hooks ---------------------------------------------------------------------------
@@ -74,6 +74,7 @@ class McKayStrategy(Strategy, ABC):
             self._values_key = key
             self._values = {}
             self._worth = {n: self.worth(n) for n in table.seats}
+            self._rivals = self.rivals()
         if request.group == "beat":
             self.table.start_beat(request)
             return self.beat(request)
@@ -90,7 +91,20 @@ class McKayStrategy(Strategy, ABC):
         this match has wiped that player's bonus out."""
         table = self.table
         wipe = (table.wiped[name] + self.prior_wipe * self.prior_hands) / (table.played + self.prior_hands)
-        return [(1.0 - wipe) ** h for h in range(1, min(table.hands_left, self.horizon) + 1)]
+        return [(1.0 - wipe) ** h for h in range(1, table.hands_left + 1)]
+
+    def rivals(self) -> dict[str, float]:
+        """How much each opponent's gain counts against mine: evenly at the start of a match, and
+        more and more on the leader among them as the hands run out (the match goes to the highest
+        total, so late in it only the one ahead matters)."""
+        table = self.table
+        opponents = table.opponents
+        done = min(1.0, table.played / table.hands) if table.hands else 1.0
+        top = max(table.scores[o] for o in opponents)
+        leaders = [o for o in opponents if table.scores[o] == top]
+        return {
+            o: self.rival * ((1.0 - done) / len(opponents) + (done / len(leaders) if o in leaders else 0.0)) for o in opponents
+        }
 
     @abstractmethod
     def worth(self, name: str) -> float:
@@ -107,8 +121,8 @@ class McKayStrategy(Strategy, ABC):
         points, after = self.scoring(cards, declared, deaths, alive, before)  # pure: copies what it changes
         worth = self._worth
         me = self.me
-        others = sum(points[o] + worth[o] * (after[o] - before[o]) for o in table.opponents)
-        result = points[me] + worth[me] * (after[me] - before[me]) - self.rival * others / len(table.opponents)
+        against = sum(w * (points[o] + worth[o] * (after[o] - before[o])) for o, w in self._rivals.items())
+        result = points[me] + worth[me] * (after[me] - before[me]) - against
         self._values[outcome] = result
         return result
 

@@ -108,7 +108,8 @@ class TrioStrategy(McKayStrategy):
 
     # ---- round 1 -----------------------------------------------------------------------------
     def moves(self, opp: str, other: str, held: str, slot: str | None) -> dict[str | None, float]:
-        """Where ``opp``'s card lies at the end of this beat, by its habits when holding ``held``."""
+        """Where ``opp``'s card lies at the end of this beat, by its habits when holding ``held``;
+        ``slot`` is where it lies now (a beat without a move leaves it there)."""
         habits = self.table.habits
         p = {c: habits.p(opp, held, "r1", c) for c in ("on_me", "on_other", NO_KILL, "hand", "declare", "idle")}
         total = sum(p.values())
@@ -117,6 +118,14 @@ class TrioStrategy(McKayStrategy):
             out[target] = out.get(target, 0.0) + p[category] / total
         out[slot] = out.get(slot, 0.0) + (p["declare"] + p["idle"]) / total
         return out
+
+    def places(self, opp: str, other: str, held: str) -> dict[str | None, float]:
+        """Where ``opp``'s card lies after it has moved, whatever it lay on before: over many beats a
+        card is found where its moves take it."""
+        habits = self.table.habits
+        p = {c: habits.p(opp, held, "r1", c) for c in ("on_me", "on_other", NO_KILL, "hand")}
+        total = sum(p.values())
+        return {self.me: p["on_me"] / total, other: p["on_other"] / total, NO_KILL: p[NO_KILL] / total, None: p["hand"] / total}
 
     def round1(
         self, card: str, worlds: Worlds, declared: Sequence[str], beats: int, after: Mapping[str, list[float]]
@@ -143,8 +152,8 @@ class TrioStrategy(McKayStrategy):
         standing = {s: 0.0 for s in mine}
         later: dict[str | None, list[float]] = {s: [] for s in mine}
         for world, weight, ends in per_world:
-            mx = self.moves(x, y, world[x], None)
-            my = self.moves(y, x, world[y], None)
+            mx = self.places(x, y, world[x])
+            my = self.places(y, x, world[y])
             for s in mine:
                 v = self._standing(s, mx, my, ends, beats - 1)
                 later[s].append(v)
