@@ -197,9 +197,18 @@ def test_a_duel_cop_who_saw_a_townsperson_shoots(bob: str) -> None:
     assert "mafia 67%" in action.thought
 
 
-def test_a_duel_cop_who_saw_a_mafia_never_shoots() -> None:
-    """Card 1 is mafia: Bob is mafia one time in three, and shooting a townsperson costs the cop 10."""
-    game = one_hand("duel", {"Ann": "cop", "Bob": "townsperson"}, ["mafia", "townsperson", "mafia"])
+@pytest.mark.parametrize(
+    ("ann", "unpicked"),
+    [
+        # card 1 is mafia: Bob is mafia one time in three, and shooting a townsperson costs the cop 10
+        ("cop", ["mafia", "townsperson", "mafia"]),
+        # a mafia that faked the claim and saw the cop: Bob is the other mafia one time in three
+        # (-12), a townsperson otherwise (+2); a quiet hand pays the mafia 2
+        ("mafia", ["cop", "townsperson", "mafia"]),
+    ],
+)
+def test_a_duel_bot_never_shoots_when_the_shot_is_clearly_bad(ann: str, unpicked: list[str]) -> None:
+    game = one_hand("duel", {"Ann": ann, "Bob": "townsperson"}, unpicked)
     step(game, {"Ann": lambda r: DeclareCop(position=1), "Bob": passing})
     answer = bot_answer(game, "Ann")
     kinds = []
