@@ -11,12 +11,14 @@ import asyncio
 import json
 import random
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.text import Text
 
 from arena.config import ConfigError, first_error, load_config, parse_seat_arg, seat_specs
 from arena.engine import Game, RulesError
@@ -83,6 +85,55 @@ async def _run_and_close(game: Game, players: dict[str, Any], observers: list[An
 
 
 # ---- play -------------------------------------------------------------------------------------
+def print_usage(console: Console, players: dict[str, Any], elapsed: float) -> None:
+    """The model seats' end table: calls, tokens, the share of prompt tokens served from a cache,
+    speed and cost, so a slow or expensive seat shows at once. Nothing when no seat is a model.
+
+    A local model's seconds are its own work for the seat (waiting for the shared model is not
+    counted) and its tok/s is generation speed; an API seat's are the calls' wall time.
+    """
+    from rich.table import Table
+
+    rows = []
+    new_tokens, new_seconds = 0, 0.0  # prompt tokens a local model evaluated (not reused)
+    for name, player in players.items():
+        usage = getattr(player, "usage", None)
+        if usage is None or not hasattr(usage, "as_dict"):
+            continue
+        stats = getattr(getattr(player, "backend", None), "stats", None)
+        if stats is not None:
+            seconds, busy = stats.prompt_seconds + stats.output_seconds + stats.switch_seconds, stats.output_seconds
+            new_tokens += stats.prompt_tokens - stats.reused_tokens
+            new_seconds += stats.prompt_seconds
+        else:
+            seconds = busy = usage.latency
+        rows.append((name, getattr(player, "spec", "?"), usage, seconds, busy))
+    if not rows:
+        return
+    priced = any(usage.cost for _, _, usage, _, _ in rows)
+    table = Table(title="model usage")
+    columns = ("seat", "player", "calls", "prompt tok", "cached", "output tok", "tok/s", "seconds", "cost $")
+    for column in columns[: 9 if priced else 8]:
+        table.add_column(column, justify="left" if column in ("seat", "player") else "right")
+
+    def row(name: str, spec: str, calls: int, prompt: int, cached: int, output: int, seconds: float, busy: float, cost: float):
+        cells = [name, spec, str(calls), f"{prompt:,}", f"{cached / prompt:.0%}" if prompt else "-", f"{output:,}"]
+        cells += [f"{output / busy:.0f}" if busy else "-", f"{seconds:.1f}", f"{cost:.4f}"]
+        return cells[: 9 if priced else 8]
+
+    for name, spec, u, seconds, busy in rows:
+        table.add_row(*row(name, spec, u.calls, u.input_tokens, u.cached_tokens, u.output_tokens, seconds, busy, u.cost))
+    if len(rows) > 1:
+        sums = [sum(getattr(r[2], key) for r in rows) for key in ("calls", "input_tokens", "cached_tokens", "output_tokens")]
+        seconds, busy, cost = sum(r[3] for r in rows), sum(r[4] for r in rows), sum(r[2].cost for r in rows)
+        table.add_row(*row("all", "", *sums, seconds, busy, cost), style="bold")
+    console.print(table)
+    line = f"game time {elapsed:.0f} s"
+    if new_seconds:
+        line += f"; local model: {new_tokens:,} new prompt tokens evaluated at {new_tokens / new_seconds:.0f} tok/s"
+    console.print(Text(line), highlight=False)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.console import Printer, print_result
     from arena.orchestrator import StopGame, play
@@ -92,7 +143,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     variant = _variant(args.variant)
     config = load_config(variant, args.config)
-    specs = seat_specs(variant, args.players, config, [parse_seat_arg(s) for s in args.seat])
+    seat_args = [parse_seat_arg(s) for s in args.seat]
+    if args.seats:  # every seat the config and --seat leave to the default
+        unnamed = [name for name in seat_specs(variant, args.players, config) if name not in config.seats]
+        seat_args = [(name, args.seats) for name in unnamed] + seat_args
+    specs = seat_specs(variant, args.players, config, seat_args)
     try:
         specs, human = seat_human(specs, args.human)
     except ValueError as exc:
@@ -134,6 +189,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             console.print(notice, highlight=False, soft_wrap=True)
     code = 0
     aborted = None
+    started = time.perf_counter()
     try:
         if all(isinstance(p, SyncPlayer) for p in players.values()):
             play(game, players, observers)
@@ -146,6 +202,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     finally:
         writer.close(game, aborted=aborted)
     print_result(console, game, specs, writer.path)
+    print_usage(console, players, time.perf_counter() - started)
     if human is not None:
         print_night_report(console, game)
     return code
@@ -262,8 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="TOML config (default: configs/VARIANT.toml if it exists)")
     p.add_argument(
         "--seat", action="append", default=[], metavar="NAME=SPEC",
-        help="give the seat NAME (Ann, Bob, Cid, …) to SPEC: random, bot, human or provider:model; repeatable",
+        help="give the seat NAME (Ann, Bob, Cid, …) to SPEC: random, bot, human, local or provider:model; repeatable",
     )  # fmt: skip
+    p.add_argument("--seats", metavar="SPEC", help="who plays every seat not given otherwise (default: bot), e.g. local")
     p.add_argument("--human", metavar="NAME", help="play the seat NAME yourself (as --seat NAME=human); you see only that seat")
     p.add_argument(
         "--human-timeout", type=float, metavar="SECONDS", help="time for each of your decisions; then the default is played"
