@@ -43,10 +43,6 @@ class Plan:
     def totals(self) -> dict[str, float]:
         return {"kill": sum(self.kill), "shake": sum(self.shake), "hold": sum(self.hold)}
 
-    def best(self) -> str:
-        totals = self.totals()
-        return max(("kill", "shake", "hold"), key=lambda k: (totals[k], -("kill", "shake", "hold").index(k)))
-
 
 def _kill_now(stances: Sequence[Stance], mass: Sequence[float]) -> list[float]:
     return [m * (s.hazard * s.both + (1.0 - s.hazard) * s.kill) for s, m in zip(stances, mass, strict=True)]

@@ -47,15 +47,11 @@ class Hand:
     unpicked: int = 0
     looks: dict[int, str] = field(default_factory=dict)  # my looks: position -> card
     declarers: list[str] = field(default_factory=list)  # counted declarations, first first
-    lifted: dict[str, int | None] = field(default_factory=dict)  # declarer -> position looked at
-    void: list[str] = field(default_factory=list)  # same-beat declarations that did not count
-    peeks: dict[str, list[int]] = field(default_factory=dict)
     offers: dict[str, int] = field(default_factory=dict)  # player -> beat of the latest handshake offer
     deaths: list[HandDeath] = field(default_factory=list)
     round: int = 1
     slots: dict[str, str | None] = field(default_factory=dict)  # trio: where each card lies
     attempts: list[tuple[str, str]] = field(default_factory=list)  # trio round 2: (killer, victim)
-    retracted: list[tuple[str, str]] = field(default_factory=list)
     observed: list[tuple[str, str, str]] = field(default_factory=list)  # (opponent, context, category)
 
     @property
@@ -128,7 +124,6 @@ class Table:
         self.habits = Habits(prior)
         self.context_of = context
         self.cursor = 0
-        self.card = ""
         self.hands = 1
         self.hand = Hand()
         self.bonus: dict[str, int] = dict.fromkeys(self.seats, 0)
@@ -141,7 +136,6 @@ class Table:
         self.beat = 0  # the beat of my latest beat request
         self.segment: list[Event] = []  # events since my latest beat request
         self.contexts: dict[str, str] = {}  # each living opponent's context at that request
-        self.alive_then: tuple[str, ...] = ()
 
     # ---- reading ---------------------------------------------------------------------------
     def read(self, view: View) -> None:
@@ -162,7 +156,6 @@ class Table:
             self._file(consecutive=rnd == self.hand.round and beat == self.beat + 1)
         self.hand.round = rnd
         self.beat = beat
-        self.alive_then = tuple(request.alive)
         self.contexts = {o: self.context_of(self, o) for o in self.opponents if o in request.alive}
         self.segment = []
 
@@ -217,9 +210,6 @@ class Table:
         return None
 
     # ---- handlers --------------------------------------------------------------------------
-    def _on_role(self, e: Event) -> None:
-        self.card = e.data.get("role", self.card)
-
     def _on_hand(self, e: Event) -> None:
         data = e.data
         self.hands = int(data.get("of", self.hands))
@@ -237,13 +227,6 @@ class Table:
 
     def _on_declared(self, e: Event) -> None:
         self.hand.declarers.append(e.actor)
-        self.hand.lifted[e.actor] = e.data.get("position")
-
-    def _on_void(self, e: Event) -> None:
-        self.hand.void.append(e.actor)
-
-    def _on_peek(self, e: Event) -> None:
-        self.hand.peeks.setdefault(e.actor, []).append(e.data.get("position"))
 
     def _on_look(self, e: Event) -> None:
         self.hand.looks[int(e.data["position"])] = e.data["card"]
@@ -265,8 +248,7 @@ class Table:
         self.hand.slots[e.actor] = e.data.get("target")
 
     def _on_retracted(self, e: Event) -> None:
-        self.hand.retracted.append((e.actor, e.data.get("target")))
-        self.hand.slots[e.actor] = None
+        self.hand.slots[e.actor] = None  # the card goes back to the killer's hand
 
     def _on_hand_over(self, e: Event) -> None:
         data = e.data
@@ -302,12 +284,10 @@ class Table:
     def likelihoods(self) -> dict[str, dict[str, float]]:
         return {o: self.habits.likelihood(o, self.hand.observed) for o in self.opponents}
 
-    def worlds(
-        self, card: str, likelihood: Mapping[str, Mapping[str, float]] | None = None
-    ) -> list[tuple[dict[str, str], float]]:
+    def worlds(self, card: str) -> list[tuple[dict[str, str], float]]:
         """Every assignment of cards to the opponents with its probability, given my card, my looks
-        and (unless ``likelihood`` is empty) how each opponent has played this hand."""
-        like = self.likelihoods() if likelihood is None else likelihood
+        and how each opponent has played this hand."""
+        like = self.likelihoods()
         hidden = self.hidden(card)
         out: list[tuple[dict[str, str], float]] = []
 
@@ -358,12 +338,9 @@ SEGMENT_TYPES = frozenset(
 )
 
 READERS: dict[str, Callable[[Table, Event], None]] = {
-    "role": Table._on_role,
     "hand": Table._on_hand,
     "round": Table._on_round,
     "cop_declared": Table._on_declared,
-    "declaration_void": Table._on_void,
-    "peek": Table._on_peek,
     "cop_look": Table._on_look,
     "handshake": Table._on_handshake,
     "death": Table._on_death,
