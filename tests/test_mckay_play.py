@@ -168,6 +168,16 @@ def test_a_new_hand_is_a_new_deal_with_everybody_back() -> None:
     assert sorted([*game.role_of.values(), *game.unpicked]) == sorted(game.DECK)
 
 
+def test_a_new_hand_seats_everybody_again_in_every_query() -> None:
+    """The base class caches each seat's living opponents; a new hand must not serve the old ones."""
+    game = get_variant("duel3")(["Ann", "Bob", "Cid"], {"hands": 2, "beats": 2}, seed=1)
+    step(game, {"Ann": kill("Bob"), "Bob": PASS, "Cid": PASS})
+    assert game.others("Ann") == ("Cid",)
+    step(game, {"Ann": PASS, "Cid": PASS})  # time: hand 2, everybody back
+    assert game.day == 2 and game.alive == ("Ann", "Bob", "Cid")
+    assert game.others("Ann") == ("Bob", "Cid")
+
+
 # ---- duel3 ----------------------------------------------------------------------------------------
 TRIPLE = {"Ann": "townsperson", "Bob": "mafia", "Cid": "cop"}
 TRIPLE_UNPICKED = ["townsperson", "mafia", "mafia", "townsperson"]
