@@ -92,6 +92,25 @@ def test_simultaneous_kills_score_nothing_and_reset_both_bonuses() -> None:
     assert bonus == {"A": 0, "B": 0}
 
 
+def test_the_seed_sample_lenny_vs_karl() -> None:
+    """Seed 000's three hands, scored one after another with the bonuses carried over."""
+    bonus = {"Lenny": 0, "Karl": 0}
+    totals = {"Lenny": 0, "Karl": 0}
+    hands = [
+        ({"Lenny": M, "Karl": T}, []),  # Karl (TP) kills Lenny (mafia)
+        ({"Lenny": M, "Karl": T}, ["Lenny"]),  # Lenny declared cop with the mafia card
+        ({"Lenny": T, "Karl": C}, ["Karl"]),  # Karl declares (truly) and kills Lenny (TP)
+    ]
+    seen = []
+    for cards, declared in hands:
+        points, bonus = duel_hand(cards, declared, [HandDeath("Lenny", ("Karl",), KILL)], ["Karl"], bonus)
+        totals = {n: totals[n] + points[n] for n in totals}
+        seen.append((points["Karl"], totals["Karl"], bonus["Karl"], bonus["Lenny"]))
+    # (Karl's points, Karl's total, Karl's bonus, Lenny's bonus) after each hand, as the seed tells it
+    assert seen == [(3, 3, 1, 0), (10, 13, 2, 0), (-10, 3, 0, 1)]
+    assert totals == {"Lenny": 0, "Karl": 3}
+
+
 # duel3 survivors: (one card, the other, points of the first, points of the second)
 PAIRS = [
     (T, T, 2, 2),
@@ -147,6 +166,7 @@ def test_mafia_alone() -> None:
 def test_mafia_with_the_other_mafia_alive() -> None:
     assert _table({"A": M, "B": M, "C": T}, "AB", [HandDeath("C", ("A", "B"), VOTE, 1)]) == {"A": 5, "B": 5, "C": 0}
     assert _table({"A": M, "B": M, "C": C}, "ABC") == {"A": 5, "B": 5, "C": 0}
+    assert _table({"A": M, "B": M, "C": T}, "ABC") == {"A": 5, "B": 5, "C": 0}
 
 
 def test_mafia_who_killed_a_mafia_in_round_2_scores_0() -> None:
