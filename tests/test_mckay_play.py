@@ -112,6 +112,15 @@ def test_simultaneous_kills_random_option_draws_one_first(seed: int) -> None:
     assert game.alive == (draw["first"],)
 
 
+def test_simultaneous_kills_random_option_is_a_real_draw() -> None:
+    survivors = set()
+    for seed in range(20):
+        game = new("duel", DUEL, DUEL_UNPICKED, simultaneous_kills="random", seed=seed)
+        step(game, {"Ann": kill("Bob"), "Bob": kill("Ann")})
+        survivors.update(game.alive)
+    assert survivors == {"Ann", "Bob"}
+
+
 def test_simultaneous_kills_both_die_by_default() -> None:
     game = new("duel", DUEL, DUEL_UNPICKED)
     step(game, {"Ann": kill("Bob"), "Bob": kill("Ann")})
@@ -178,6 +187,21 @@ def test_a_new_hand_seats_everybody_again_in_every_query() -> None:
     assert game.others("Ann") == ("Bob", "Cid")
 
 
+def test_each_round_draws_a_random_order_that_only_the_moderator_sees() -> None:
+    firsts, seconds = set(), set()
+    for seed in range(30):
+        game = new("trio", TRIO, CENTRE, seed=seed)
+        step(game, {"Ann": PASS, "Bob": place("Ann"), "Cid": place("Ann")})  # round 2
+        notes = [e for e in game.log if e.type == "order"]
+        assert [(e.data["round"], e.to) for e in notes] == [(1, frozenset()), (2, frozenset())]
+        assert sorted(notes[0].data["order"]) == ["Ann", "Bob", "Cid"]
+        assert notes[1].data["order"] == list(game.order) and sorted(game.order) == ["Bob", "Cid"]
+        assert not any(e.type == "order" for n in game.seats for e in game.view(n).events)
+        firsts.add(tuple(notes[0].data["order"]))
+        seconds.add(game.order)
+    assert len(firsts) == 6 and len(seconds) == 2
+
+
 # ---- duel3 ----------------------------------------------------------------------------------------
 TRIPLE = {"Ann": "townsperson", "Bob": "mafia", "Cid": "cop"}
 TRIPLE_UNPICKED = ["townsperson", "mafia", "mafia", "townsperson"]
@@ -229,6 +253,15 @@ def test_duel3_handshake_needs_every_living_player() -> None:
     assert game.records[0]["end"] == "handshake"
 
 
+def test_duel3_a_death_withdraws_the_standing_handshake_offers() -> None:
+    game = new("duel3", TRIPLE, TRIPLE_UNPICKED)
+    step(game, {"Ann": HS, "Bob": kill("Cid"), "Cid": PASS})
+    step(game, {"Ann": PASS, "Bob": HS})  # Ann's offer fell with Cid
+    assert not game.records
+    step(game, {"Ann": HS, "Bob": PASS})  # Bob's offer of the beat before stands
+    assert game.records[0]["end"] == "handshake"
+
+
 def test_duel3_finalists_killing_each_other_both_die() -> None:
     game = new("duel3", TRIPLE, TRIPLE_UNPICKED)
     step(game, {"Ann": PASS, "Bob": kill("Cid"), "Cid": PASS})
@@ -258,6 +291,13 @@ def test_duel3_second_look_after_the_first_death_only_for_an_early_declarer() ->
     ]
     assert seen(game, "Ann", "cop_look") == [] and seen(game, "Ann", "peek") == [{"position": 3}]
     assert refusal(game, "Cid", {"kind": "peek", "position": 4}) == "you already took your second look this hand"
+
+
+def test_duel3_a_declaration_in_the_beat_of_the_first_death_counts_as_before_it() -> None:
+    game = new("duel3", TRIPLE, TRIPLE_UNPICKED)
+    step(game, {"Ann": PASS, "Bob": kill("Ann"), "Cid": declare(1)})  # declarations resolve before kills
+    cid = next(r for r in game.pending() if r.player == "Cid")
+    assert cid.option("peek").fields["position"].choices == (2, 3, 4)
 
 
 def test_duel3_a_declaration_after_the_first_death_gives_no_second_look() -> None:
@@ -329,6 +369,8 @@ def test_trio_only_the_first_declarer_looks(seed: int) -> None:
     reason = f"only the first declarer of the hand ({first}) looks at a centre card: declare with position null"
     assert refusal(game, "Bob", declare(1)) == reason
     assert refusal(game, "Bob", declare(None)) is None
+    assert all("declare_cop" not in r.kinds for r in game.pending() if r.player != "Bob")
+    assert refusal(game, second, declare(None)) == "you already declared cop this hand"
 
 
 def _to_round_2(game: Game) -> None:
@@ -345,6 +387,8 @@ def test_trio_round_2_kill_soliloquy_continue() -> None:
     assert request.clock == Clock("beat", 11, 12)
     assert refusal(game, "Cid", kill("Bob")) == "no kills during a soliloquy"
     step(game, {"Cid": {"kind": "speak", "speech": "I am the cop!"}})
+    for name in TRIO:  # the soliloquy is heard by the killer and the silent dead
+        assert seen(game, name, "speech")[-1] == {"kind": "soliloquy", "text": "I am the cop!"}
     (request,) = game.pending()
     assert (request.player, request.kinds, request.talk) == ("Bob", ("continue", "retract"), None)
     assert request.group == "soliloquy_reply"
@@ -380,6 +424,7 @@ def test_trio_same_beat_kills_are_judged_by_the_dead() -> None:
         "you are dead: you stay silent until the end of the hand"
     )
     step(game, {"Ann": {"kind": "judge", "first": "Cid"}})
+    assert game.slots == {"Ann": None, "Bob": None, "Cid": "Bob"}  # the second kill never happened
     assert [r.player for r in game.pending()] == ["Bob"]  # Cid killed first: Bob's soliloquy
 
 
