@@ -202,6 +202,7 @@ class Conversation:
             schema_changed=schema_text != self.last_schema,
             alive_changed=list(request.alive) != self.last_alive,
             first_of_group=request.group not in self.groups_seen,
+            short=self.short,
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text
