@@ -55,7 +55,7 @@ DEFAULT_MODEL = "smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 #: bounds on free text in the grammar (characters); the engine's own limits still apply
-SPEECH_CHARS = 160
+SPEECH_CHARS = 120  # a sentence or two: every listener evaluates every speech again
 SPEECH_MIN = 12  # at least a few words: without it SmolLM2 often answers one made-up word ("demonag")
 WORD_CHARS = 40  # any other free text: a claimed role, a key
 LIST_ITEMS = 3  # lists the engine leaves unbounded (a claim's checks)
@@ -174,7 +174,7 @@ class LocalStats:
     reused_tokens: int = 0  # prompt tokens found in the seat's saved prefix (not evaluated again)
     output_tokens: int = 0
     prompt_seconds: float = 0.0  # evaluating new prompt tokens
-    output_seconds: float = 0.0  # generating (grammar sampling included)
+    output_seconds: float = 0.0  # generating: evaluation, sampling under the grammar, detokenizing
     switch_seconds: float = 0.0  # saving the previous seat's prefix and restoring this one's
     dropped_turns: int = 0  # turns left out because the context was full
 
@@ -311,6 +311,7 @@ class LocalModel:
                 reused += 1
             reused = min(reused, len(tokens) - 1)  # llama.cpp evaluates at least the last prompt token again
             lib.llama_perf_context_reset(llama.ctx)
+            began = time.perf_counter()
             out = llama.create_completion(
                 tokens,
                 max_tokens=max_tokens,
@@ -319,7 +320,8 @@ class LocalModel:
                 grammar=self.grammar(request["schema"]),
                 stop=[self.eos] if self.eos else [],
             )
-            perf = lib.llama_perf_context(llama.ctx)
+            took = time.perf_counter() - began
+            prompt_seconds = lib.llama_perf_context(llama.ctx).t_p_eval_ms / 1000
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         stats = seat.stats
@@ -327,8 +329,8 @@ class LocalModel:
         stats.prompt_tokens += len(tokens)
         stats.reused_tokens += reused
         stats.output_tokens += int(usage.get("completion_tokens", 0))
-        stats.prompt_seconds += perf.t_p_eval_ms / 1000
-        stats.output_seconds += perf.t_eval_ms / 1000
+        stats.prompt_seconds += prompt_seconds
+        stats.output_seconds += max(took - prompt_seconds, 0.0)
         stats.switch_seconds += switched - started
         return {
             "text": choice.get("text") or "",
