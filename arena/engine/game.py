@@ -432,6 +432,12 @@ class Game:
             data["role"] = self.role_of[name]
         self.public("death", player=name, cause=public_cause or cause, **data)
 
+    def revive_all(self) -> None:
+        """Everyone back in play (a new hand of a match); the caches of the living set follow."""
+        self._alive = dict.fromkeys(self.seats, True)
+        self._alive_cache = None
+        self._others_cache.clear()
+
     def winner_now(self) -> str | None:
         """The winning side if the game is over now, else None (override)."""
         raise NotImplementedError

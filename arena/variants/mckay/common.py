@@ -153,9 +153,7 @@ class McKayGame(Game):
 
     def _revive_all(self) -> None:
         """A new hand seats everybody again (the base class counts deaths per game, McKay per hand)."""
-        self._alive = dict.fromkeys(self.seats, True)
-        self._alive_cache = None
-        self._others_cache.clear()
+        self.revive_all()
 
     # ---- hands, rounds, beats -------------------------------------------------------------
     def _start_hand(self, answers: dict[str, ActionBase]) -> None:
