@@ -151,15 +151,11 @@ class McKayGame(Game):
         self.looks: list[tuple[str, int]] = []
         self.hand_deaths: list[HandDeath] = []
 
-    def _revive_all(self) -> None:
-        """A new hand seats everybody again (the base class counts deaths per game, McKay per hand)."""
-        self.revive_all()
-
     # ---- hands, rounds, beats -------------------------------------------------------------
     def _start_hand(self, answers: dict[str, ActionBase]) -> None:
         if self.day > 1:
             self.role_of = self._deal_hand(self.day)
-            self._revive_all()
+            self.revive_all()  # a new hand seats everybody again
             self._new_hand()
             for name in self.seats:
                 role = self.role_of[name]
