@@ -35,6 +35,26 @@ def test_player_range_and_mafia_count_option() -> None:
     assert list(game.role_of.values()).count("mafia") == 3
 
 
+def test_deals_the_end_rule_has_already_decided_are_refused() -> None:
+    seats = [f"P{i}" for i in range(6)]
+    # 4 mafia against 2 town: the mafia would have won before the first night.
+    with pytest.raises(RulesError, match="over before it starts"):
+        Classic(seats, {"mafia_count": 4})
+    # 3 against 3 plays by the seed's rule, but is already a mafia win with the parity house rule.
+    assert Classic(seats, {"mafia_count": 3}).phase == "discussion"
+    with pytest.raises(RulesError, match="over before it starts"):
+        Classic(seats, {"mafia_count": 3, "mafia_wins_at_parity": True})
+    # A given deal: no mafia (town has already won), too many mafia, or not exactly one inspector.
+    with pytest.raises(RulesError, match="over before it starts"):
+        Classic(list(SIX), deal={**SIX, "Ann": "citizen"})
+    with pytest.raises(RulesError, match="over before it starts"):
+        Classic(list(SIX), deal={**SIX, "Cid": "mafia", "Dee": "mafia", "Eve": "mafia"})
+    with pytest.raises(RulesError, match="exactly one inspector, not 0"):
+        Classic(list(SIX), deal={**SIX, "Bob": "citizen"})
+    with pytest.raises(RulesError, match="exactly one inspector, not 2"):
+        Classic(list(SIX), deal={**SIX, "Cid": "inspector"})
+
+
 def test_first_night_mafia_meet_and_day_one_starts_at_first_seat() -> None:
     game, stop = scripted_game("classic", NINE, {})
     (team,) = events(game, "team")

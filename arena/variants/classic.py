@@ -5,6 +5,8 @@ Readings fixed here (the page is silent):
 - A forfeited yes/no vote counts as "no"; a forfeited shot holds fire; forfeited speech is silence.
 - The inspector may not check himself (he knows his card); defences and floor speeches cannot
   accuse; the floor goes to living players other than the accused, each named once.
+- A deal needs exactly one inspector and at least one mafia, and must leave the game undecided
+  (town not fewer than the mafia; more, with ``mafia_wins_at_parity``): anything else is refused.
 - Night N follows day N; the special first night is night 0. The draw after ``max_days`` comes
   when day ``max_days`` ends without a winner.
 """
@@ -46,7 +48,22 @@ class Classic(Game):
         mafia = self.options.mafia_count or (players + 1) // 4
         if mafia >= players - 1:
             raise RulesError(f"{mafia} mafia leave no town for {players} players")
-        return ["mafia"] * mafia + ["inspector"] + ["citizen"] * (players - mafia - 1)
+        cards = ["mafia"] * mafia + ["inspector"] + ["citizen"] * (players - mafia - 1)
+        self._check_balance(cards)
+        return cards
+
+    def check_deal(self, deal: dict[str, str]) -> None:
+        inspectors = list(deal.values()).count("inspector")
+        if inspectors != 1:
+            raise RulesError(f"the deal needs exactly one inspector, not {inspectors}")
+        self._check_balance(list(deal.values()))
+
+    def _check_balance(self, cards: list[str]) -> None:
+        """Refuse a deal the end rule has already decided (no mafia, or the mafia already winning)."""
+        mafia = cards.count("mafia")
+        town = len(cards) - mafia
+        if mafia == 0 or town < mafia or (self.options.mafia_wins_at_parity and town == mafia):
+            raise RulesError(f"{mafia} mafia among {len(cards)} players: the game would be over before it starts")
 
     def setup(self) -> None:
         self.first_speaker = self.seats[0]
