@@ -8,13 +8,16 @@ a variant that adds a private event type without one fails this test until it is
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from arena.engine import Event, Game
 from arena.orchestrator import run_sync
 from arena.players.registry import make_player
+from arena.players.scripted import OutOfAnswers, ScriptedPlayer
 from arena.variants import VARIANTS
 
 GAMES = 200
@@ -48,6 +51,8 @@ PRIVATE_RULES: dict[str, Callable[[Game, Event, str], bool]] = {
     "speech": lambda g, e, p: e.data.get("kind") == "channel" and _mafia_only(g, e, p),
     "channel_result": _mafia_only,
     "cop_look": _own,  # McKay: the card a declarer looked at, told to him alone
+    # village: the mafia's night tie-break is told to the mafia only (every other lot is public)
+    "lot": lambda g, e, p: e.data.get("why") == "night_kill" and _mafia_only(g, e, p),
 }
 
 
@@ -90,6 +95,26 @@ def test_no_view_holds_an_event_its_player_may_not_see(variant: str) -> None:
         assert game.finished
         problems = audit(game)
         assert not problems, f"{variant} seed {seed}: {problems[:3]}"
+
+
+def test_the_mafia_tie_break_lot_is_audited() -> None:
+    """Bots agree at night, so the random games never draw the village mafia's tie-break lot:
+    a scripted split channel does, and its team-only ``lot`` must pass the audit (and only it)."""
+    deal = {"Ann": "mafia", "Bob": "mafia", "Cid": "detective", "Dan": "doctor",
+            "Eve": "villager", "Fay": "villager", "Gus": "villager"}  # fmt: skip
+    answers: dict[str, list[dict[str, Any]]] = {n: [{"kind": "speak"}] for n in deal}
+    for member, target in (("Ann", "Eve"), ("Bob", "Fay")):
+        answers[member] += [{"kind": "kill", "target": target}] * 3  # three rounds, never agreeing
+    answers["Cid"].append({"kind": "check", "target": "Gus"})
+    answers["Dan"].append({"kind": "heal", "target": "Gus"})
+    game = VARIANTS["village"](list(deal), {"discussion_rounds": 1}, seed=0, deal=deal)
+    with contextlib.suppress(OutOfAnswers):
+        run_sync(game, {n: ScriptedPlayer(n, a) for n, a in answers.items()})
+    (lot,) = [e for e in game.log if e.type == "lot"]
+    assert lot.to == {"Ann", "Bob"} and lot.data["why"] == "night_kill"
+    assert audit(game) == []
+    game._emit("lot", "player:Cid", frozenset(("Cid",)), None, dict(lot.data))  # a town player told of it
+    assert [p for p in audit(game) if "may not see" in p]
 
 
 def test_the_audit_catches_a_leak() -> None:
