@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import tomllib
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -601,6 +602,24 @@ def test_runoff_tie_is_settled_by_lot() -> None:
         assert game.deaths[-1] == Death(lot.data["player"], "execution", 2)
         convicted.add(lot.data["player"])
     assert convicted == {"Cid", "Gus"}
+
+
+def test_runoff_tie_lot_draws_among_the_two_in_seat_order() -> None:
+    # Gus is the most accused, so the runoff names him first; the lot still lists Ann, Gus in seat order.
+    convicted = set()
+    for seed in range(10):
+        script = night_kills_eve(quiet_day1(Script()))
+        script.talk(DAY2, {"Cid": "Gus", "Dan": "Gus", "Fay": "Ann"})
+        for name, target in zip(DAY2, ("Gus", "Gus", "Ann", "Ann", "Gus", "Ann"), strict=True):
+            script.add(name, vote(target))
+        game = play(script, seed=seed, discussion_rounds=1, max_acquittals=0)
+        assert events(game, "runoff")[0].data == {"candidates": ["Gus", "Ann"]}
+        (lot,) = events(game, "lot")
+        assert lot.data["among"] == ["Ann", "Gus"] and lot.data["why"] == "execution"
+        assert lot.data["player"] == random.Random(seed).choice(["Ann", "Gus"])  # no earlier draw in this game
+        assert game.deaths[-1] == Death(lot.data["player"], "execution", 2)
+        convicted.add(lot.data["player"])
+    assert convicted == {"Ann", "Gus"}
 
 
 def test_runoff_straight_away_when_nobody_is_accused() -> None:

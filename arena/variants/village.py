@@ -268,7 +268,7 @@ class Village(Game):
         votes = {n: answers[n].target for n in self.alive}
         tally = Counter(votes.values())
         top = max(tally[c] for c in self.candidates)
-        tied = [c for c in self.candidates if tally[c] == top]
+        tied = [c for c in self.seats if c in self.candidates and tally[c] == top]  # a lot draws in seat order
         convicted = tied[0] if len(tied) == 1 else self.rng.choice(tied)
         self.public("vote_result", vote="runoff", candidates=list(self.candidates), votes=votes, result=convicted)
         if len(tied) > 1:
