@@ -1,11 +1,14 @@
-"""Every rule of shared/rules/classic.md, played through scripted players."""
+"""Every rule of docs/rules/classic.md, played through scripted players."""
 
 from __future__ import annotations
+
+import tomllib
+from pathlib import Path
 
 import pytest
 
 from arena.engine import RulesError
-from arena.variants.classic import Classic
+from arena.variants.classic import Classic, ClassicOptions
 from tests.helpers import check, events, kill, no, scripted_game, speak, yes
 
 SIX = {"Ann": "mafia", "Bob": "inspector", "Cid": "citizen", "Dee": "citizen", "Eve": "citizen", "Fay": "citizen"}
@@ -33,6 +36,16 @@ def test_player_range_and_mafia_count_option() -> None:
         Classic([f"P{i}" for i in range(5)])
     game = Classic([f"P{i}" for i in range(9)], {"mafia_count": 3}, seed=1)
     assert list(game.role_of.values()).count("mafia") == 3
+
+
+def test_config_lists_every_option_with_its_default() -> None:
+    text = (Path(__file__).resolve().parent.parent / "configs" / "classic.toml").read_text()
+    config = tomllib.loads(text)
+    assert Classic.min_players <= config["players"] <= Classic.max_players
+    # mafia_count's default (None: the page's formula) has no TOML spelling: it is listed commented out.
+    assert "# mafia_count = " in text and "mafia_count" not in config["options"]
+    assert set(config["options"]) | {"mafia_count"} == set(ClassicOptions.model_fields)
+    assert ClassicOptions.model_validate(config["options"]) == ClassicOptions()
 
 
 def test_deals_the_end_rule_has_already_decided_are_refused() -> None:

@@ -1,4 +1,4 @@
-"""``cove`` (shared/rules/cove.md): every rule of the page, its worked examples, hidden information,
+"""``cove`` (docs/rules/cove.md): every rule of the page, its worked examples, hidden information,
 and random games at every table size."""
 
 from __future__ import annotations

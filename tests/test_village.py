@@ -1,4 +1,4 @@
-"""``village`` (shared/rules/village.md): every rule of the page played out by scripted seats."""
+"""``village`` (docs/rules/village.md): every rule of the page played out by scripted seats."""
 
 from __future__ import annotations
 
