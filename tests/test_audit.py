@@ -60,10 +60,18 @@ def _reveals_on_death(game: Game) -> bool:
     return game.name == "village" or bool(getattr(game.options, "reveal_on_death", False))
 
 
+#: variants whose dead never come back nor act (turns.md: the dead see only public events)
+DEAD_SEE_PUBLIC_ONLY = frozenset({"classic", "village", "cove"})
+
+
 def audit(game: Game) -> list[str]:
     problems = []
+    died = {e.data["player"]: e.seq for e in game.log if e.type == "death"}
     for name in game.seats:
         for event in game.view(name).events:
+            if event.to is not None and game.name in DEAD_SEE_PUBLIC_ONLY and event.seq > died.get(name, event.seq):
+                problems.append(f"{name} is dead but was told {event.to_dict()}")
+                continue
             if event.to is None:
                 if event.type == "death" and "role" in event.data and not _reveals_on_death(game):
                     problems.append(f"{name} saw a dead player's card: {event.to_dict()}")
@@ -127,7 +135,10 @@ def test_the_audit_catches_a_leak() -> None:
     game._emit("team", "team:mafia", frozenset((town, *mafia)), None, {"members": [town, *mafia]})
     game._emit("death", "all", None, None, {"player": mafia[0], "cause": "x", "role": "mafia"})
     game._emit("secret", "player:P1", frozenset(("P1",)), None, {})
+    dead = game.deaths[0].player
+    game._emit("team", "team:mafia", frozenset((dead,)), None, {"members": [dead]})
     problems = audit(game)
     assert any("may not see" in p for p in problems)
     assert any("card" in p for p in problems)
     assert any("no audit rule" in p for p in problems)
+    assert any(p.startswith(f"{dead} is dead but was told") for p in problems)
