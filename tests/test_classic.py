@@ -162,6 +162,35 @@ def test_defences_and_floor_speeches_do_not_count_as_discussion_turns() -> None:
     assert events(game, "lot") and stop.request.phase == "lot_last_words"
 
 
+def test_a_failed_trial_on_the_last_discussion_turn_goes_to_the_lot() -> None:
+    # One round of six turns; Fay's accusation uses the last one, the charge fails: the lot, no more talk.
+    answers = {n: [speak()] for n in SIX}
+    answers["Fay"] = [speak(accuse="Ann"), no()]
+    for name in ("Bob", "Cid", "Dee", "Eve"):
+        answers[name].append(no())
+    answers["Ann"] = [speak()]
+    game, stop = scripted_game("classic", SIX, answers, {"discussion_rounds": 1}, seed=3)
+    assert [k for _, k in speeches(game)] == ["discussion"] * 6
+    assert events(game, "cleared")[0]["data"]["player"] == "Ann"
+    (lot,) = events(game, "lot")
+    assert stop.player == lot["data"]["player"] and stop.request.phase == "lot_last_words"
+
+
+def test_a_discussion_round_counts_the_living_only() -> None:
+    # Day 1 executes Cid, the night kills Dee: day 2 has four living players, so four turns make a round.
+    answers = {
+        "Ann": [speak(accuse="Cid"), yes(), yes(), kill("Dee"), speak()],
+        "Bob": [yes(), yes(), check("Eve"), speak()],
+        "Cid": [speak()],
+        "Dee": [yes(), yes()], "Eve": [no(), no(), speak()], "Fay": [no(), no(), speak()],
+    }  # fmt: skip
+    game, stop = scripted_game("classic", SIX, answers, {"discussion_rounds": 1})
+    day2 = [e["actor"] for e in events(game, "speech") if e["day"] == 2]
+    assert day2 == ["Bob", "Eve", "Fay", "Ann"]
+    assert events(game, "lot") and stop.request.phase == "lot_last_words"
+    assert game.turns_total == 4
+
+
 @pytest.mark.parametrize(
     ("shots", "victim"),
     [
