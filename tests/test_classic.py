@@ -108,6 +108,8 @@ def test_charge_defence_floor_execution_and_night_falls_at_once() -> None:
     assert "role" not in events(game, "death")[0]["data"]  # the card stays hidden
     # Night 1 follows at once: Ann shoots Bob (one mafia always kills), Bob's check still happens.
     assert [d.player for d in game.deaths] == ["Cid", "Bob"]
+    assert [e["data"]["number"] for e in events(game, "night")] == [0, 1]  # night N follows day N
+    assert events(game, "morning")[0]["data"] == {"number": 2, "killed": ["Bob"]}  # the morning of day 2
     assert events(game, "check_result")[0]["data"] == {"target": "Ann", "result": "mafia"}
     assert events(game, "check_result")[0]["to"] == ["Bob"]
     assert stop.request.phase == "discussion" and game.day == 2
@@ -144,6 +146,9 @@ def test_referee_lot_after_the_discussion_rounds() -> None:
     game, _ = scripted_game("classic", SIX, answers, {"discussion_rounds": 1}, seed=3)
     assert game.deaths[0].to_dict() == {"player": victim, "cause": "lot", "day": 1}
     assert speeches(game)[-1] == (victim, "last_words")
+    assert "role" not in events(game, "death")[0]["data"]  # the card stays hidden
+    game, _ = scripted_game("classic", SIX, answers, {"discussion_rounds": 1, "reveal_on_death": True}, seed=3)
+    assert events(game, "death")[0]["data"]["role"] == SIX[victim]
 
 
 def test_defences_and_floor_speeches_do_not_count_as_discussion_turns() -> None:
