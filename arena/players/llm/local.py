@@ -31,6 +31,7 @@ answers (whatever another thread writes to stderr in that window is lost too).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import ctypes
 import hashlib
@@ -222,6 +223,8 @@ class LocalModel:
         key = (str(path.resolve()), context)
         with _LOCK:
             if key not in _MODELS:
+                if not _MODELS:
+                    atexit.register(_free_models)
                 _MODELS[key] = cls(path, context)
             return _MODELS[key]
 
@@ -344,6 +347,14 @@ class LocalModel:
                 "reasoning_tokens": 0,
             },
         }
+
+
+def _free_models() -> None:
+    """Free the shared models at exit, while llama_cpp still works (its __del__ fails in teardown)."""
+    with _LOCK:
+        for model in _MODELS.values():
+            model.llama.close()
+        _MODELS.clear()
 
 
 CHAR_RULE = r'char ::= [^"\\] |'
