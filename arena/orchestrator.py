@@ -56,8 +56,8 @@ class Ruling:
             self._forfeit(f"{len(self.attempts)} rejected answers")
 
     def _forfeit(self, why: str) -> None:
-        action = self.game.default_action(self.request)
-        self.decision = Decision(self.request, action, True, self.attempts, why)
+        # the default is drawn by Game.resolve in request order: parallel answers may arrive in any order
+        self.decision = Decision(self.request, None, True, self.attempts, why)
 
 
 def _views(game: Game, players: Mapping[str, object]) -> dict[str, View]:

@@ -49,7 +49,7 @@ class Decision:
     """One settled decision: the request, the applied action, and whether it was forfeited."""
 
     request: DecisionRequest
-    action: ActionBase
+    action: ActionBase | None  # None for a forfeit until the game draws its default
     forfeit: bool = False
     attempts: list[tuple[ActionBase | None, str | None]] = field(default_factory=list)
     why: str = ""  # for a forfeit: "3 rejected answers", "no answer", "out of time"
@@ -396,6 +396,8 @@ class Game:
         for req in pending:
             decision = by_id[req.id]
             if decision.forfeit:
+                if decision.action is None:  # drawn here, in request order, so arrival order never matters
+                    decision.action = self.default_action(req)
                 self.tell(req.player, "forfeit", actor=req.player, request=req.id, action=decision.action, why=decision.why)
             else:
                 self.tell(req.player, "action", actor=req.player, request=req.id, action=decision.action)
