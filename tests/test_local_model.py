@@ -61,6 +61,14 @@ def test_missing_extra_is_one_line(monkeypatch, capsys, tmp_path):
     assert not list(tmp_path.iterdir())  # no game, no transcript
 
 
+def test_seats_flag_gives_every_seat_not_named(tmp_path, capsys):
+    args = ["play", "classic", "--players", "6", "--seats", "random", "--seat", "Ann=bot", "--seed", "3", "--quiet"]
+    assert main([*args, "--transcripts", str(tmp_path)]) == 0
+    header = json.loads(next(tmp_path.glob("*.jsonl")).read_text().splitlines()[0])
+    assert header["players"] == {"Ann": "bot", **dict.fromkeys(("Bob", "Cid", "Dee", "Eve", "Fay"), "random")}
+    assert "model usage" not in capsys.readouterr().out  # no model seat, no usage table
+
+
 def test_missing_model_file_is_one_line(tmp_path):
     with pytest.raises(SpecError, match=r"local model file .*nothing\.gguf' does not exist") as err:
         make_player(f"local:{tmp_path / 'nothing.gguf'}", "Ann")
