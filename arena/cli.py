@@ -134,6 +134,16 @@ def print_usage(console: Console, players: dict[str, Any], elapsed: float) -> No
     console.print(Text(line), highlight=False)
 
 
+def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> Any:
+    """``options`` with one option changed from the command line, checked like a config value."""
+    if name not in variant.Options.model_fields:
+        raise CliError(f"--{name} does not apply to {variant.name}")
+    try:
+        return variant.Options.model_validate({**options.model_dump(), name: value})
+    except ValidationError as exc:
+        raise CliError(f"--{name}: {first_error(exc)}") from None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.console import Printer, print_result
     from arena.orchestrator import StopGame, play
@@ -143,6 +153,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     variant = _variant(args.variant)
     config = load_config(variant, args.config)
+    if args.hands is not None:
+        config.options = _with_option(variant, config.options, "hands", args.hands)
     seat_args = [parse_seat_arg(s) for s in args.seat]
     if args.seats:  # every seat the config and --seat leave to the default
         unnamed = [name for name in seat_specs(variant, args.players, config) if name not in config.seats]
@@ -316,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("variant", help="variant id (see: arena variants)")
     p.add_argument("--players", type=int, help="number of seats (default: the config's, else the variant's)")
     p.add_argument("--seed", type=int, help="game seed (default: a random one, printed)")
+    p.add_argument("--hands", type=int, metavar="N", help="hands in a match (duel, duel3, trio; default: the config's)")
     p.add_argument("--config", help="TOML config (default: configs/VARIANT.toml if it exists)")
     p.add_argument(
         "--seat", action="append", default=[], metavar="NAME=SPEC",
@@ -373,6 +386,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader went away (arena scenario x.json | head): not an error of ours
+        sys.stderr.close()
+        return 0
     except ConfigError as exc:
         message = str(exc)
     except CliError as exc:

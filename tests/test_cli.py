@@ -253,3 +253,12 @@ def test_readme_lists_every_variant() -> None:
     for name, cls in VARIANTS.items():
         players = f"{cls.min_players}–{cls.max_players}" if cls.min_players != cls.max_players else str(cls.min_players)
         assert f"| `{name}` | {players} |" in readme, name
+
+
+def test_play_a_mckay_match_with_hands(tmp_path, capsys) -> None:
+    assert main(["play", "duel", "--hands", "3", "--seed", "2", "--quiet", "--transcripts", str(tmp_path)]) == 0
+    transcript = read_transcript(next(tmp_path.glob("*.jsonl")))
+    assert transcript.header["options"]["hands"] == 3
+    assert sum(1 for e in transcript.events if e["type"] == "hand_over") == 3
+    assert main(["play", "classic", "--hands", "3"]) == 2
+    assert "--hands does not apply to classic" in capsys.readouterr().err
