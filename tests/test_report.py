@@ -32,6 +32,7 @@ from arena.orchestrator import play, run
 from arena.players.bot import BotPlayer
 from arena.players.random import RandomPlayer
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.replay import replay
 from arena.report.html import render_game
 from arena.report.show import show
 from arena.report.story import build_story, same_role
@@ -287,6 +288,7 @@ def test_the_example_report_matches_its_transcript() -> None:
     events = _events(transcript_path)
     page = _parse(html_path.read_text(encoding="utf-8"))
     assert sorted(seq for seq, _ in page.placed) == [e.seq for e in events]
+    assert replay(read_transcript(transcript_path)).ok, "regenerate the example: it no longer replays"
     assert subprocess.run(["git", "check-ignore", str(html_path), str(transcript_path)], cwd=ROOT, check=False).returncode == 1, (
         "transcripts/examples/ must not be git-ignored"
     )
