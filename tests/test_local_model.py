@@ -140,6 +140,26 @@ def test_short_game_with_two_local_seats():
 
 
 @needs_model
+def test_the_fixed_opening_of_an_answer_goes_into_the_prompt():
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from arena.players.llm.local import split_opening
+
+    def split(request):
+        schema = grammar_schema(KindSchemas(request.json_schema(), False))
+        return split_opening(schema, json_schema_to_gbnf(json.dumps(schema)))
+
+    speak = _request([Option("speak", {"accuse": names_spec(["Bob", "Cid"], nullable=True)})])
+    opening, rest = split(speak)
+    assert opening == '{"kind": "speak", "speech":' and 'root ::= space speech "," space accuse-kv "}" space' in rest
+    kill_or_pass = _request([Option("kill", {"target": names_spec(["Bob"], nullable=True)}), Option("pass")], talk=None)
+    assert split(kill_or_pass)[0] == '{"action":'
+    assert split(_request([Option("pass")], talk=None)) == ('{"kind": "pass"}', "")  # nothing left to ask
+    odd = 'root ::= "[" space "]" space\nspace ::= " "?'
+    assert split_opening({"properties": {"kind": {"const": "x"}}}, odd) == ("", odd)  # unknown layout: the whole grammar
+
+
+@needs_model
 def test_a_restored_prefix_answers_as_if_never_left():
     """Seat A's prefix saved while B uses the model, restored after: the same greedy answer as
     without B, and A's earlier tokens are reused, not evaluated again."""
