@@ -453,6 +453,14 @@ class Game:
             self.finish(winner, "win")
         return self.finished
 
+    def day_is_last(self) -> bool:
+        """At the end of a day: end the game on a win or on the ``max_days`` draw; True when over."""
+        if self.check_end():
+            return True
+        if self.day >= self.options.max_days:
+            self.finish("draw", "max_days")
+        return self.finished
+
     def finish(self, winner: str | None, reason: str) -> None:
         self.finished = True
         self.winner = winner

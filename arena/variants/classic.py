@@ -98,10 +98,7 @@ class Classic(Game):
         self.phase = "discussion" if self.turns_left > 0 else "lot"
 
     def _end_of_day(self) -> None:
-        if self.check_end():
-            return
-        if self.day >= self.options.max_days:
-            self.finish("draw", "max_days")
+        if self.day_is_last():
             return
         self.phase = "night"
         self.public("night", number=self.day)

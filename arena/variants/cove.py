@@ -523,10 +523,7 @@ class Cove(Game):
     def _end_day(self) -> None:
         self.immune = None
         self.candidates = ()
-        if self.check_end():
-            return
-        if self.day >= self.options.max_days:
-            self.finish("draw", "max_days")
+        if self.day_is_last():
             return
         self.day += 1
         self._begin_night()

@@ -149,10 +149,7 @@ class Village(Game):
         self.public("day", number=self.day, alive=list(self.alive))
 
     def _end_of_day(self) -> None:
-        if self.check_end():
-            return
-        if self.day >= self.options.max_days:
-            self.finish("draw", "max_days")
+        if self.day_is_last():
             return
         self.phase = "night"
 
