@@ -108,9 +108,7 @@ async def run(
         player = players[request.player]
         while ruling.decision is None:
             try:
-                answer = await asyncio.wait_for(
-                    player.decide(request, views[request.player], ruling.feedback), decision_timeout
-                )
+                answer = await asyncio.wait_for(player.decide(request, views[request.player], ruling.feedback), decision_timeout)
             except (StopGame, KeyboardInterrupt, asyncio.CancelledError):
                 raise
             except TimeoutError:
@@ -125,7 +123,16 @@ async def run(
         return ruling.decision
 
     while not game.finished:
-        decisions = await asyncio.gather(*(settle(r) for r in game.pending()))
+        tasks = [asyncio.ensure_future(settle(r)) for r in game.pending()]
+        try:
+            decisions = await asyncio.gather(*tasks)
+        except BaseException:
+            # A stop (a person quit, Ctrl-C) ends the step: the other seats' questions are withdrawn
+            # before the caller closes their connections, so nothing is still asking when it does.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         game.resolve(decisions)
         _notify(observers, game)
     return game

@@ -26,6 +26,7 @@ from arena.players.llm.profiles import resolve_spec
 from arena.players.llm.schema import KindSchemas
 from arena.players.llm.usage import Usage
 from arena.players.registry import SpecError, make_player
+from arena.transcript import TranscriptWriter
 from arena.variants import VARIANTS
 from tests.test_audit import audit
 
@@ -108,22 +109,34 @@ def test_usage_table_shows_cache_share_and_speed():
 
 # ---- the real model ----------------------------------------------------------------------------------
 @needs_model
-def test_short_game_with_two_local_seats():
-    """Two SmolLM2 seats among bots: the game ends, every answer parses and is settled, nothing leaks."""
+def test_short_game_with_two_local_seats(tmp_path, capsys):
+    """Two SmolLM2 seats among bots: the game ends, every answer parses and is settled, nothing leaks,
+    and the transcript of this mixed table reads as a page and in the terminal."""
     cls = VARIANTS["classic"]
     seats = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus"]
     game = cls(seats, {"max_days": 3}, seed=4)
     opts = game.options.model_dump(mode="json")
     records: list[dict] = []
+    specs = {name: "local" if name in seats[:2] else "bot" for name in seats}
+    writer = TranscriptWriter.create(tmp_path, game, specs)
+
+    def record(seat):
+        write = writer.recorder(seat)
+        return lambda call: (records.append(call), write(call))
+
     players = {name: make_player("bot", name, 4) for name in seats[2:]}
     for name in seats[:2]:
-        players[name] = make_player("local", name, 4, variant="classic", options=opts, recorder=records.append)
+        players[name] = make_player("local", name, 4, variant="classic", options=opts, recorder=record(name))
+    writer.track_usage(players)
 
-    async def main() -> None:
-        await run(game, players)
+    async def go() -> None:
+        await run(game, players, [writer])
         await close_clients()
 
-    asyncio.run(main())
+    asyncio.run(go())
+    writer.close(game)
+    assert main(["report", str(writer.path)]) == 0 and main(["show", str(writer.path), "--as", "Cid"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
     assert game.finished
     assert audit(game) == []
     assert not [e for e in game.log if e.type in ("player_error", "player_timeout")]

@@ -269,7 +269,7 @@ def test_model_calls_are_shown_per_decision_and_per_seat(model_game: Path) -> No
     assert sum(len(a.usage.calls) for a in with_usage) == len(transcript.calls)
     assert any(a.rejections for a in with_usage), "the injected faults give rejected answers"
     assert story.calls == len(transcript.calls)
-    assert {s.name: s.usage["calls"] for s in story.seats} == Counter(c["player"] for c in transcript.calls)
+    assert {s.name: s.usage.calls for s in story.seats} == Counter(c["player"] for c in transcript.calls)
     html = render_game(transcript)
     assert 'class="usage"' in html and "tokens out" in html and f"{story.calls} model calls" in html
     out = Console(record=True, width=200)

@@ -7,6 +7,7 @@ corrupt transcript, an unknown seat) are :class:`ReportError` / ``ShowError`` wi
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from arena.report.folder import ReportError, report_folder
@@ -26,11 +27,18 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
+def _warn(lines: list[str]) -> None:
+    """One line on stderr per game left without a page; the others are written all the same."""
+    for line in lines:
+        print(f"warning: skipped {line}", file=sys.stderr)
+
+
 def report(path: Path, out: Path | None = None) -> str:
     """Write the report of a transcript (one page), a folder of them or a tournament database
     (index + pages); returns the line to print."""
     if path.is_dir():
         index, games, skipped = report_folder(path, out or path / "report")
+        _warn(skipped)
         line = f"{index} ({games} game{'s' if games != 1 else ''}"
         return line + (f"; {len(skipped)} unreadable file(s) listed on the index)" if skipped else ")")
     if not path.exists():
@@ -39,6 +47,7 @@ def report(path: Path, out: Path | None = None) -> str:
         from arena.report.tournament import report_database
 
         index, games, missing = report_database(path, out or path.with_name(f"{path.stem}-report"))
+        _warn(missing)
         line = f"{index} ({games} game{'s' if games != 1 else ''}"
         return line + (f"; {len(missing)} without a page, listed on the index)" if missing else ")")
     try:

@@ -63,7 +63,7 @@ def collect(stories: list[Story]) -> dict[str, Any]:
             record.seats += 1
             record.forfeits += int(seat.counts.get("forfeits") or 0)
             record.rejections += int(seat.counts.get("rejections") or 0)
-            record.cost += float(seat.usage.get("cost") or 0.0)
+            record.cost += seat.usage.cost
             if decided:
                 record.decided += 1
                 record.wins += bool(seat.won)
@@ -81,6 +81,21 @@ def collect(stories: list[Story]) -> dict[str, Any]:
         variants.append({"variant": variant, "games": total, "segments": segments})
     leaderboard = sorted(specs.values(), key=lambda r: (-r.rate, -r.decided, r.spec))
     return {"variants": variants, "specs": leaderboard, "games": len(stories), "cost": sum(s.cost for s in stories)}
+
+
+def story_page(path: Path, index_link: str | None = None) -> tuple[Story, str] | str:
+    """A transcript's story and page, or one line saying why it has none.
+
+    A folder or a tournament holds games of every kind, some cut off or written by an older
+    version; one that cannot be read or drawn must cost its own page only, never the others.
+    """
+    try:
+        story = build_story(read_transcript(path))
+        return story, render_story(story, source=path.name, index_link=index_link)
+    except TranscriptError as exc:
+        return str(exc)
+    except Exception as exc:  # a transcript this version cannot draw: name it, keep going
+        return f"{path}: cannot be drawn ({type(exc).__name__}: {exc})"
 
 
 def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
@@ -101,14 +116,13 @@ def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for path in paths:
-        try:
-            transcript = read_transcript(path)
-        except TranscriptError as exc:
-            skipped.append(str(exc))
+        made = story_page(path, index_link="../index.html")
+        if isinstance(made, str):
+            skipped.append(made)
             continue
-        story = build_story(transcript)
+        story, page = made
         name = f"{path.relative_to(folder).with_suffix('').as_posix().replace('/', '__')}.html"
-        (games_dir / name).write_text(render_story(story, source=path.name, index_link="../index.html"), encoding="utf-8")
+        (games_dir / name).write_text(page, encoding="utf-8")
         stories.append(story)
         specs = Counter(seat.spec for seat in story.seats)
         rows.append({

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.console import _private, _public
-from arena.report.story import NOTE_LINES, Answer, Story, build_story
+from arena.report.story import NOTE_LINES, Answer, SeatUsage, Story, build_story
 from arena.transcript import Transcript
 
 
@@ -98,12 +98,12 @@ def _seats_table(console: Console, story: Story, viewer: str | None) -> None:
             row = [seat.name, seat.spec, seat.role if known else "?", seat.fate]
         if usage:
             mine = viewer is None or viewer == seat.name
-            u = seat.usage if mine else {}
+            u = seat.usage if mine else SeatUsage()
             row += [
-                str(u.get("calls", "")),
-                f"{u['input_tokens']:,}" if u.get("input_tokens") else "",
-                f"{u['output_tokens']:,}" if u.get("output_tokens") else "",
-                f"${u['cost']:.4f}" if u.get("cost") else "",
+                str(u.calls) if u else "",
+                f"{u.input_tokens:,}" if u.input_tokens else "",
+                f"{u.output_tokens:,}" if u.output_tokens else "",
+                f"${u.cost:.4f}" if u.cost else "",
             ]
         table.add_row(*row)
     console.print(table)

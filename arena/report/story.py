@@ -173,6 +173,42 @@ class Usage:
 
 
 @dataclass(slots=True)
+class SeatUsage:
+    """A seat's model usage over the whole game; all zero for a seat that made no call (a bot, a human)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+    def __bool__(self) -> bool:
+        return self.calls > 0
+
+    @classmethod
+    def of(cls, summary_usage: Any, decisions: list[Usage]) -> SeatUsage:
+        """The summary's figures where the game wrote them, else the seat's call records added up.
+
+        A summary is missing (a cut-off game) or partial (an aborted one, an older transcript) as
+        often as it is whole, so every field falls back on its own.
+        """
+        calls = [c for u in decisions for c in u.calls]
+        record = summary_usage if isinstance(summary_usage, dict) else {}
+
+        def pick(key: str, counted: float) -> Any:
+            value = record.get(key)
+            return value if isinstance(value, int | float) and not isinstance(value, bool) else counted
+
+        return cls(
+            calls=int(pick("calls", len(calls))),
+            input_tokens=int(pick("input_tokens", sum(c.input_tokens for c in calls))),
+            cached_tokens=int(pick("cached_tokens", sum(c.cached_tokens for c in calls))),
+            output_tokens=int(pick("output_tokens", sum(c.output_tokens for c in calls))),
+            cost=float(pick("cost", sum(c.cost for c in calls))),
+        )
+
+
+@dataclass(slots=True)
 class ClaimCheck:
     """One statement of a claim and whether it was true."""
 
@@ -263,7 +299,7 @@ class Seat:
     score: int | None = None
     won: bool | None = None
     counts: dict[str, int] = field(default_factory=dict)
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: SeatUsage = field(default_factory=SeatUsage)
 
 
 @dataclass(slots=True)
@@ -663,13 +699,9 @@ def _seats(
     winner = (over.data.get("winner") if over else None) or (summary or {}).get("winner")
     per_player = _plain((summary or {}).get("per_player"))
     usage = _plain((summary or {}).get("usage"))
-    if not usage and transcript.calls:  # an aborted game: add the calls up
-        for u_key, u in _calls_by_decision(transcript).items():
-            seat = usage.setdefault(u_key[0], {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost": 0.0})
-            seat["calls"] += len(u.calls)
-            seat["input_tokens"] += u.input_tokens
-            seat["output_tokens"] += u.output_tokens
-            seat["cost"] += u.cost
+    decisions: dict[str, list[Usage]] = defaultdict(list)
+    for (player, _request), u in _calls_by_decision(transcript).items():
+        decisions[player].append(u)
     counted = Counter(e.actor for e in events if e.type == "forfeit")
     rejected = Counter(e.actor for e in events if e.type == "rejected")
     out = []
@@ -689,6 +721,6 @@ def _seats(
             "forfeits": counted[name],
             "rejections": rejected[name],
         }
-        seat.usage = _plain(usage.get(name))
+        seat.usage = SeatUsage.of(usage.get(name), decisions[name])
         out.append(seat)
     return out

@@ -14,10 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.report.folder import ReportError
-from arena.report.html import environment, render_story
-from arena.report.story import build_story
-from arena.transcript import TranscriptError, read_transcript
+from arena.report.folder import ReportError, story_page
+from arena.report.html import environment
 
 
 def _transcript(recorded: str, database: Path) -> Path | None:
@@ -70,14 +68,12 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
         if source is None:
             missing.append(f"{game['key']}: transcript {game['transcript']} not found")
         else:
-            try:
-                story = build_story(read_transcript(source))
-            except TranscriptError as exc:
-                missing.append(f"{game['key']}: {exc}")
+            made = story_page(source, index_link="../index.html")
+            if isinstance(made, str):
+                missing.append(f"{game['key']}: {made}")
             else:
                 name = _page_name(str(game["key"]))
-                page = render_story(story, source=source.name, index_link="../index.html")
-                (games_dir / name).write_text(page, encoding="utf-8")
+                (games_dir / name).write_text(made[1], encoding="utf-8")
                 row["link"] = f"games/{name}"
         rows.append(row)
     index = out / "index.html"
