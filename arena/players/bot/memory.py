@@ -86,6 +86,7 @@ class PublicRecord:
     """
 
     def __init__(self, seats: tuple[str, ...], first: Event | None) -> None:
+        self.seats = seats
         self.first = first  # None: a bot's stand-in until it sees its first public event
         self.seq = 0  # the last public event folded in
         self.alive: set[str] = set(seats)
@@ -100,6 +101,7 @@ class PublicRecord:
         self.claims: dict[str, ClaimInfo] = {}
         self.ballots: list[Ballot] = []
         self.accusations: list[tuple[str, str, int]] = []  # (accuser, accused, day)
+        self.blind = 0  # the first accusations, made before any night or claim: guesses, not reads
         self.accusers_today: dict[str, set[str]] = {}
         self.last_accuser: dict[str, str] = {}  # accused -> the latest accuser, today
         self.on_trial: str | None = None
@@ -191,6 +193,8 @@ class PublicRecord:
         if accuser is None or accused is None:
             return
         self.accusations.append((accuser, accused, self.day))
+        if not (self.mornings or self.claims):
+            self.blind = len(self.accusations)
         self.accusers_today.setdefault(accused, set()).add(accuser)
         self.last_accuser[accused] = accuser
         self._link(accused, (accuser,), -W_ACCUSE)
@@ -205,7 +209,7 @@ class PublicRecord:
                 self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day))
             return
         votes = data.get("votes") or {}
-        candidates = data.get("candidates") or sorted({t for t in votes.values() if t is not None})
+        candidates = data.get("candidates") or [s for s in self.seats if s in set(votes.values())]
         for cand in candidates:
             yes = tuple(v for v, t in votes.items() if t == cand)
             no = tuple(v for v, t in votes.items() if t is not None and t != cand)
@@ -267,6 +271,7 @@ class Memory:
     claims = _public("claims", "Claimer -> what it claimed.")
     ballots = _public("ballots", "Every counted vote, in order.")
     accusations = _public("accusations", "(accuser, accused, day), in order.")
+    blind = _public("blind", "How many of the first accusations were made before any night or claim.")
     accusers_today = _public("accusers_today", "Accused -> today's accusers.")
     last_accuser = _public("last_accuser", "Accused -> today's latest accuser.")
     on_trial = _public("on_trial", "The player on trial now, if any.")
@@ -544,7 +549,8 @@ class Memory:
         return ANCHOR_WEIGHT * self.anchor.get(name, 0.0) + self.term.get(name, 0.0)
 
     def ranked(self, pool: Iterable[str]) -> list[tuple[float, str]]:
-        """``pool`` from most to least suspicious; ties in seat order (the same for every bot)."""
+        """``pool`` from most to least suspicious, ties in seat order: for reading a memory (tests,
+        tools); a bot's own choices break ties with :mod:`..ties`."""
         anchor, term, index = self.anchor, self.term, self.seat_index
         return sorted(
             ((ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0), n) for n in pool),

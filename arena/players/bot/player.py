@@ -17,13 +17,17 @@ class BotPlayer(SyncPlayer):
 
     Every answer is checked against the request's fields before it is sent; an answer the
     engine still rejects (a cross-field rule) is followed by a cautious legal one.
+
+    The bot's draws come from the game seed and its seat *position*, never its name: the same
+    deal with the seats renamed is played the same way, up to the names.
     """
 
     spec = "bot"
 
     def __init__(self, name: str, seed: int = 0) -> None:
         super().__init__(name)
-        self.rng = random.Random(f"bot:{seed}:{name}")
+        self.seed = seed
+        self.rng = random.Random(f"bot:{seed}")  # reseeded with the seat at the first request
         self.memory: Memory | None = None
         self.strategy: Strategy | None = None
 
@@ -31,12 +35,13 @@ class BotPlayer(SyncPlayer):
         memory = self.memory
         if memory is None:
             memory = self.memory = Memory(self.name, request.seats)
+            self.rng.seed(f"bot:{self.seed}:{memory.seat_index.get(self.name, -1)}")
         memory.update(view)
         if feedback is not None:
             return safe_action(request, self.rng)
         strategy = self.strategy
         if strategy is None:
-            strategy = self.strategy = strategy_for(detect_variant(memory))(memory, self.rng)
+            strategy = self.strategy = strategy_for(detect_variant(memory))(memory, self.rng, self.seed)
         strategy.observe(view)
         action = strategy.decide(request)
         if not is_legal(request, action):

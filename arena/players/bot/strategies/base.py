@@ -17,9 +17,10 @@ class Strategy:
 
     variant: ClassVar[str] = "generic"
 
-    def __init__(self, memory: Memory, rng: random.Random) -> None:
+    def __init__(self, memory: Memory, rng: random.Random, seed: int = 0) -> None:
         self.mem = memory
         self.rng = rng
+        self.seed = seed  # the game's: the root of the draws a bot shares with its partners
 
     def observe(self, view: View) -> None:
         """Called before each decision with the bot's view, for strategies that read events the

@@ -24,9 +24,9 @@ from arena.engine.actions import Claim, Heal, Kill, Speak, Verdict, Visit, Vote
 from .. import speech as say
 from ..legal import choices, nullable, safe_action
 from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS, Memory
+from ..ties import best, best_by, draw, priority, ranking, shared_priority
 from .base import Strategy
 
-EPS = 1e-9
 #: (vote, accused, yes, suspicion) -> the Verdict, shared by every bot (votes are most decisions)
 VERDICTS: dict[tuple, Verdict] = {}
 
@@ -64,8 +64,11 @@ class DayNightStrategy(Strategy):
         "visit": "visit",
     }
 
-    def __init__(self, memory: Memory, rng: random.Random) -> None:
-        super().__init__(memory, rng)
+    def __init__(self, memory: Memory, rng: random.Random, seed: int = 0) -> None:
+        super().__init__(memory, rng, seed)
+        self._team_key: tuple = ()
+        self._team_priority: dict[str, float] = {}
+        self.display = priority(memory.seats, rng)  # tie order of the suspects listed in a thought
         self.fake_checks: dict[str, str] = {}
         self._others: list[str] = []
         self._others_epoch = -1
@@ -112,28 +115,42 @@ class DayNightStrategy(Strategy):
         values = [ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0) for n in pool]
         return max(values), sum(values) / len(values)
 
-    def most_suspicious(self, pool, *, seat_ties: bool = False) -> str | None:
-        """The top suspect of ``pool``; ties broken by my rng (town) or by seat (shared, mafia)."""
-        if not pool:
-            return None
-        sus = self.mem.suspicion
-        best: list[str] = []
-        top = -1e9
-        for name in pool:
-            s = sus(name)
-            if s > top + EPS:
-                top, best = s, [name]
-            elif s > top - EPS:
-                best.append(name)
-        if seat_ties or len(best) == 1:
-            return best[0]
-        return best[self.rng.randrange(len(best))]
+    def team_priority(self) -> dict[str, float]:
+        """The tie order this bot shares with its known partners at this moment (the day and
+        night numbers), so that partners who cannot talk still pick the same player; a bot
+        without partners gets one of its own the same way."""
+        mem = self.mem
+        key = (mem.day, mem.night, mem.partners)
+        if key != self._team_key:
+            team = mem.partners or (mem.me,)
+            self._team_priority = shared_priority(self.seed, mem.seats, team, f"{mem.day}:{mem.night}")
+            self._team_key = key
+        return self._team_priority
+
+    def most_suspicious(self, pool, *, shared: bool = False) -> str | None:
+        """The top suspect of ``pool``; a tie drawn with my rng, or by the team's shared
+        priority (``shared``: where partners must agree)."""
+        if shared:
+            return best_by(pool, self.mem.suspicion, self.team_priority())
+        return best(pool, self.mem.suspicion, self.rng)
 
     def least_suspicious(self, pool) -> str | None:
-        if not pool:
-            return None
         sus = self.mem.suspicion
-        return min(pool, key=lambda n: (sus(n), self.mem.seat_index.get(n, 0)))
+        return best(pool, lambda n: -sus(n), self.rng)
+
+    def accusers_of(self, target: str) -> list[str]:
+        """Who accused ``target`` today, first accuser first (only called when a bot speaks)."""
+        mem = self.mem
+        if target not in mem.accusers_today:
+            return []
+        day = mem.day
+        out: list[str] = []
+        for accuser, accused, when in reversed(mem.accusations):
+            if when != day:
+                break
+            if accused == target and accuser not in out:
+                out.append(accuser)
+        return out[::-1]
 
     def living_partners(self) -> list[str]:
         mem = self.mem
@@ -141,8 +158,8 @@ class DayNightStrategy(Strategy):
         return [n for n in mem.seats if n in mem.partners and n in alive]
 
     def suspects_line(self, pool) -> str:
-        ranked = self.mem.ranked(pool)[:3]
-        return ", ".join(f"{n} {s:+.1f}" for s, n in ranked)
+        sus = self.mem.suspicion
+        return ", ".join(f"{n} {sus(n):+.1f}" for n in ranking(pool, sus, self.display)[:3])
 
     def mafia_line(self) -> str:
         mates = [n for n in self.living_partners() if n != self.mem.me]
@@ -199,7 +216,9 @@ class DayNightStrategy(Strategy):
         town_claimers = [c for c in mem.claimers() if c not in mem.partners and c in mem.alive]
         exposing = [c for c in town_claimers if any(mem.claims[c].checks.get(p) == "mafia" for p in partners)]
         exposed = {p for c in exposing for p in partners if mem.claims[c].checks.get(p) == "mafia"}
-        designated = next((p for p in partners if p not in exposed), partners[0])
+        order = self.team_priority()
+        designated = min((p for p in partners if p not in exposed), key=order.__getitem__, default=None)
+        designated = designated or min(partners, key=order.__getitem__)
         target: str | None = None
         if exposing and designated == mem.me:
             target = exposing[0]
@@ -207,11 +226,11 @@ class DayNightStrategy(Strategy):
             accuser = self.mem.last_accuser.get(mem.me)
             target = accuser if accuser not in mem.partners else None
         elif req.group == "last_words" and not town_claimers and len(partners) > 1:
-            target = self.most_suspicious(list(self.others()), seat_ties=True)
+            target = self.most_suspicious(list(self.others()), shared=True)
         elif not mem.claimers() and designated == mem.me and mem.day >= 2 and self.rolled_fake_day != mem.day:
             self.rolled_fake_day = mem.day  # one roll of the dice a day
             if self.rng.random() < self.fake_claim_chance:
-                target = self.most_suspicious(self.others(), seat_ties=True)
+                target = self.most_suspicious(self.others(), shared=True)
         if target is None:
             return None, ""
         if len(self.fake_checks) < mem.mornings:
@@ -225,7 +244,7 @@ class DayNightStrategy(Strategy):
         if self.fake_day == mem.day or len(self.fake_checks) >= mem.mornings:
             return None, ""
         pool = [n for n in self.others() if n not in self.fake_checks]
-        target = self.most_suspicious(pool, seat_ties=True)
+        target = self.most_suspicious(pool, shared=True)
         if target is None:
             return None, ""
         self.fake_checks[target] = "mafia"
@@ -275,7 +294,7 @@ class DayNightStrategy(Strategy):
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
         if not must and not self.wants_to_accuse(req, top):
             return None, say.idle_text(self.rng, target if top > 0.5 else None), thought + " Waiting."
-        seconded = sorted(mem.accusers_today.get(target, set()) - {mem.me}, key=mem.seat_index.__getitem__)
+        seconded = [a for a in self.accusers_of(target) if a != mem.me]
         text = say.accuse_text(self.rng, target, mem.reasons(target), seconded)
         return target, text, thought + f" Accusing {target}."
 
@@ -285,25 +304,26 @@ class DayNightStrategy(Strategy):
         mem = self.mem
         if claim_target := next((t for t in self.fake_checks if t in pool), None):
             return claim_target
-        for partner in self.living_partners():
+        order = self.team_priority()
+        for partner in sorted(self.living_partners(), key=order.__getitem__):
             today = mem.accusers_today.get(partner, ())
             accusers = [a for a in pool if a in today]
             if accusers:
-                return self.most_suspicious(accusers, seat_ties=True)
-        return self.most_suspicious([n for n in pool if n not in mem.partners], seat_ties=True)
+                return self.most_suspicious(accusers, shared=True)
+        return self.most_suspicious([n for n in pool if n not in mem.partners], shared=True)
 
     def mafia_accusation(self, req: DecisionRequest, pool, must: bool) -> tuple[str | None, str, str]:
         mem = self.mem
         target = self.mafia_target(pool)
         if target is None and must and pool:
-            target = pool[0]
+            target = min(pool, key=self.team_priority().__getitem__)
         if target is None:
             return None, say.idle_text(self.rng, None), self.mafia_line() + " Nobody to push."
         reasons = mem.reasons(target)
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
         if not must and not self.mafia_wants_to_accuse(req):
             return None, say.idle_text(self.rng, target), thought + " Quietly."
-        seconded = sorted(mem.accusers_today.get(target, set()) - mem.partners, key=mem.seat_index.__getitem__)
+        seconded = [a for a in self.accusers_of(target) if a not in mem.partners]
         return target, say.accuse_text(self.rng, target, reasons, seconded), thought
 
     def mafia_wants_to_accuse(self, req: DecisionRequest) -> bool:
@@ -444,7 +464,7 @@ class DayNightStrategy(Strategy):
             return safe_action(req, self.rng)
         if mem.is_mafia:
             town = [c for c in cands if c not in mem.partners]
-            target = self.most_suspicious(town, seat_ties=True) if town else self.most_suspicious(cands, seat_ties=True)
+            target = self.most_suspicious(town or cands, shared=True)
             thought = f"{self.mafia_line()} Voting {target}."
         else:
             pool = [c for c in cands if c != mem.me and not mem.confirmed_town(c)] or [c for c in cands if c != mem.me]
@@ -459,7 +479,9 @@ class DayNightStrategy(Strategy):
 
         Worth = danger (a claimed role, votes and accusations against partners, the town's
         trust) minus exposure: how much a victim's death as a townsperson would incriminate the
-        partners who voted against or accused him.
+        partners who voted against or accused him. Accusations made before any night or claim
+        are guesses and show no danger (counting them would mark whoever speaks first on day
+        1). Ties go by the team's shared priority.
         """
         mem = self.mem
         partners = mem.partners
@@ -468,7 +490,7 @@ class DayNightStrategy(Strategy):
         for b in mem.ballots:
             if b.accused in partners:
                 against.update(b.yes)
-        for accuser, accused, _ in mem.accusations:
+        for accuser, accused, _ in mem.accusations[mem.blind :]:  # a blind guess shows no danger
             if accused in partners:
                 against[accuser] += 1
         failed = mem.failed_targets[-1:] if mem.failed_targets else []
@@ -487,8 +509,7 @@ class DayNightStrategy(Strategy):
             exposure = sum(max(0.0, -row.get(p, 0.0)) for p in living)
             return d + 0.5 * against[name] - sus(name) - self.exposure_weight * exposure
 
-        index = mem.seat_index
-        return sorted((n for n in pool if n not in partners), key=lambda n: (-worth(n), index.get(n, 0)))
+        return ranking((n for n in pool if n not in partners), worth, self.team_priority())
 
     def shoot(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -517,14 +538,15 @@ class DayNightStrategy(Strategy):
         tonight = [(a, t, r) for a, t, _, r in mem.channel if t in pool]
         this_round = [t for _, t, r in tonight if r == rnd]
         if this_round:
-            target = Counter(this_round).most_common(1)[0][0]
+            counts = Counter(this_round)
+            target = best_by(counts, counts.__getitem__, self.team_priority())
             following = True
         elif tonight:
             target = tonight[0][1]  # the first pointing of the night wins a disagreement
             following = True
         else:
-            ranking = self.danger_ranking(pool)
-            target = ranking[0] if ranking else pool[0]
+            ranked = self.danger_ranking(pool)
+            target = ranked[0] if ranked else draw(pool, self.rng)
             following = False
         why = ""
         info = mem.claims.get(target)
@@ -555,7 +577,7 @@ class DayNightStrategy(Strategy):
         if self_ok and mem.me in pool and mem.night <= self.self_guard_nights:
             return mem.me
         friends = [n for n in pool if n != mem.me]
-        return self.least_suspicious(friends) or (pool[0] if pool else None)
+        return self.least_suspicious(friends) or draw(pool, self.rng)
 
     def heal(self, req: DecisionRequest) -> ActionBase:
         pool = choices(req, "heal", "target")

@@ -20,11 +20,14 @@ from arena.variants.mckay.scoring import COP, MAFIA, TP
 
 from ...legal import safe_action
 from ...memory import Memory
+from ...ties import best
 from ..base import Strategy
 from . import words
 from .table import CARDS, Table
 
 Scoring = Callable[..., tuple[dict[str, int], dict[str, int]]]
+#: expected values this close (relative) are a tie
+TIE = 1e-9
 
 
 class McKayStrategy(Strategy, ABC):
@@ -38,8 +41,8 @@ class McKayStrategy(Strategy, ABC):
     prior_hands: ClassVar[float] = 4.0
     prior_wipe: ClassVar[float] = 0.35
 
-    def __init__(self, memory: Memory, rng: random.Random) -> None:
-        super().__init__(memory, rng)
+    def __init__(self, memory: Memory, rng: random.Random, seed: int = 0) -> None:
+        super().__init__(memory, rng, seed)
         self.me = memory.me
         self.table = Table(memory.me, memory.seats, self.variant, self.prior, type(self).context)
         self._values: dict[tuple, float] = {}
@@ -137,11 +140,26 @@ class McKayStrategy(Strategy, ABC):
                 row[card] += p
         return out
 
-    @staticmethod
-    def suspect(beliefs: Mapping[str, Mapping[str, float]]) -> str | None:
-        """The opponent most likely mafia, if likely enough to say so."""
-        best = max(beliefs, key=lambda n: (beliefs[n][MAFIA], n), default=None)
-        return best if best is not None and beliefs[best][MAFIA] >= 0.6 else None
+    def suspect(self, beliefs: Mapping[str, Mapping[str, float]]) -> str | None:
+        """The opponent most likely mafia, if likely enough to say so (a tie drawn)."""
+        found = best(beliefs, lambda n: beliefs[n][MAFIA], self.rng)
+        return found if found is not None and beliefs[found][MAFIA] >= 0.6 else None
+
+    def best_move(self, values: Mapping[str, float], keys: Sequence[str] | None = None) -> str:
+        """The key of ``values`` (or of ``keys``) worth most. Moves of equal worth (to a relative
+        :data:`TIE`) go to the kind listed first, and among the same move on different players
+        (``kill:Bob`` / ``kill:Cid``, a card on Bob / on Cid) to a draw, never to seat order."""
+        order = list(values if keys is None else keys)
+        top = max(values[k] for k in order)
+        tied = [k for k in order if values[k] >= top - TIE * (1.0 + abs(top))]
+        kind = self._kind(tied[0])
+        same = [k for k in tied if self._kind(k) == kind]
+        return same[0] if len(same) == 1 else same[self.rng.randrange(len(same))]
+
+    def _kind(self, key: str) -> str:
+        if key.startswith("kill:"):
+            return "kill"
+        return "player" if key in self.table.seats else key
 
     # ---- words -------------------------------------------------------------------------------
     def claim(self) -> str:

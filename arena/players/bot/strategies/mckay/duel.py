@@ -164,8 +164,7 @@ class DuelStrategy(McKayStrategy):
 
     def act(self, request: DecisionRequest, card: str, values: dict[str, float], worlds: Worlds) -> ActionBase:
         """The move of highest value, with its words and the reasoning behind it."""
-        order = list(values)
-        best = max(order, key=lambda k: (values[k], -order.index(k)))
+        best = self.best_move(values)
         beliefs = self.marginals(worlds)
         thought = words.thought(best, values, beliefs)
         rng = self.rng

@@ -158,7 +158,8 @@ class TrioStrategy(McKayStrategy):
                 v = self._standing(s, mx, my, ends, beats - 1)
                 later[s].append(v)
                 standing[s] += weight * v
-        best_later = max(mine, key=lambda s: (standing[s], -mine.index(s)))
+        named = {self._slot_name(s): v for s, v in standing.items()}
+        best_later = self._slot(self.best_move(named))
         values = dict.fromkeys(mine, 0.0)
         for i, (world, weight, ends) in enumerate(per_world):
             mx = self.moves(x, y, world[x], slots.get(x))
@@ -235,10 +236,9 @@ class TrioStrategy(McKayStrategy):
     def chosen(self, values: Mapping[str, float], card: str) -> str:
         """The best move; a lie about the cop's card must beat the honest moves by a margin (its
         risks are not all in the model: a second claimer draws suspicion to both)."""
-        order = list(values)
-        best = max(order, key=lambda k: (values[k], -order.index(k)))
+        best = self.best_move(values)
         if best == "declare" and card != COP:
-            honest = max((k for k in order if k != "declare"), key=lambda k: (values[k], -order.index(k)))
+            honest = self.best_move(values, [k for k in values if k != "declare"])
             if values["declare"] < values[honest] + LOOK_MARGIN:
                 return honest
         return best
@@ -274,6 +274,10 @@ class TrioStrategy(McKayStrategy):
     @staticmethod
     def _slot_name(slot: str | None) -> str:
         return "hand" if slot is None else slot
+
+    @staticmethod
+    def _slot(name: str) -> str | None:
+        return None if name == "hand" else name
 
     def look_value(
         self, card: str, worlds: Worlds, declared: Sequence[str], beats: int, here: str | None, after: Mapping[str, list[float]]
@@ -381,7 +385,7 @@ class TrioStrategy(McKayStrategy):
                 )
                 for world, w in worlds
             )
-        best = max(contest, key=lambda k: (values[k], -contest.index(k)))
+        best = self.best_move(values)
         return Judge(first=best, thought=words.thought(best, values, self.marginals(worlds)))
 
     OTHER: ClassVar = {"soliloquy": soliloquy, "soliloquy_reply": reply, "judge": judge}
