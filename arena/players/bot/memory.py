@@ -45,6 +45,11 @@ SOFT_CAP = 0.5  # the most a dead player's suspicion counts as an anchor when it
 # checks are worth little until a night kill or a shown card tells them apart
 CONTESTED_TRUST = 0.3
 CONTESTED_ANCHOR = 0.65
+#: an uncontested protector's claim (a doctor): mild trust, since it proves nothing
+PROTECTOR_TRUST = -0.3
+#: trust a claimed investigator earns from one claimed "mafia" that a shown card bore out:
+#: enough to count as the real one
+PROVEN = 0.6
 
 
 @dataclass(slots=True)
@@ -473,44 +478,63 @@ class Memory:
         return a
 
     def _weigh_claims(self, a: dict[str, float], hard: dict[str, float], private: bool) -> None:
-        """Believe claimed investigators by how consistent and how contested their claims are."""
+        """Weigh every claimed role against the others, then let believed investigators' checks
+        move their targets (after every role claim, so that a believed "mafia" on a claimed
+        doctor outweighs the doctor's claim whatever the order they were made in).
+
+        Each role here is dealt at most once, so two claimers of one role mean a liar: a claimer
+        contradicted by a fact (a shown card, a night victim, my own card or check) is the liar;
+        one proven right (a claimed check a shown card bore out) or known town is the real one;
+        otherwise both are prime suspects and their checks are worth little.
+        """
         by_role: dict[str, list[str]] = {}
         for name, info in sorted(self.claims.items(), key=lambda kv: (kv[1].under_fire, kv[1].order)):
             if info.role:
                 by_role.setdefault(info.role, []).append(name)
+        believed: list[tuple[str, float]] = []  # investigators whose checks count, with their trust
         for role, claimers in by_role.items():
-            if role in PROTECTORS:
-                if len(claimers) == 1 and claimers[0] not in hard:
-                    a[claimers[0]] = -0.3
-                continue
-            if role not in INVESTIGATORS:
-                continue
+            mine = private and self.role == role
             honest: list[str] = []
             for c in claimers:
                 if c == self.me and private:
-                    continue  # own checks are already certain
-                if private and self.role == role:
+                    continue  # my own claim: my checks are already certain
+                if mine:
                     a[c] = 1.0  # someone else claims my card: a liar
-                    continue
-                if self._lies(c, role, hard):
+                elif self._lies(c, role, hard):
                     a[c] = max(a.get(c, 0.0), 0.95)
-                    continue
-                honest.append(c)
-            if private and self.role == role:
+                else:
+                    honest.append(c)
+            if mine or not honest:
                 continue
-            confirmed = [c for c in honest if hard.get(c, 0.0) <= -0.85]
+            proven = {c: self._proven(c, hard) for c in honest}
+            confirmed = [c for c in honest if hard.get(c, 0.0) <= -0.85 or proven[c] >= PROVEN]
+            if confirmed:
+                for c in honest:
+                    if c in confirmed:
+                        if c not in hard:
+                            a[c] = -0.9
+                        believed.append((c, 1.0))
+                    else:
+                        a[c] = max(a.get(c, 0.0), 0.9)  # the confirmed one is the real one
+                continue
+            if role not in INVESTIGATORS:
+                if len(honest) == 1:
+                    c = honest[0]
+                    if c not in hard:
+                        a[c] = 0.0 if self.claims[c].under_fire else PROTECTOR_TRUST
+                else:
+                    for c in honest:
+                        if c not in hard:
+                            a[c] = CONTESTED_ANCHOR - CONTESTED_TRUST / 2
+                continue
             for c in honest:
                 info = self.claims[c]
-                if confirmed:
-                    if c not in confirmed:
-                        a[c] = max(a.get(c, 0.0), 0.9)  # the confirmed one is the real one
-                        continue
-                    trust = 1.0
-                elif len(honest) == 1:
+                if len(honest) == 1:
                     trust = 0.3 if info.under_fire else 0.85
                 else:
                     trust = CONTESTED_TRUST - (0.1 if info.under_fire else 0.0)  # one of them lies
-                if c in self.alive and c not in confirmed:
+                trust += proven[c]  # each claimed check a fact bore out
+                if c in self.alive:
                     # every night the mafia shot someone else, a live claim looks less real
                     trust -= 0.5 * (self.kill_mornings - info.kills_before)
                 if c not in hard:
@@ -520,13 +544,27 @@ class Memory:
                         a[c] = 0.1 - trust / 3
                     else:
                         a[c] = -0.7 * trust if trust > 0 else min(0.9, -1.5 * trust)
-                if trust <= 0:
+                if trust > 0:
+                    believed.append((c, min(trust, 1.0)))
+        for c, trust in believed:
+            for target, result in self.claims[c].checks.items():
+                if target in hard or target == c:
                     continue
-                for target, result in info.checks.items():
-                    if target in hard or target == c:
-                        continue
-                    step = trust if result == "mafia" else -trust
-                    a[target] = max(-1.0, min(1.0, a.get(target, 0.0) + step))
+                step = trust if result == "mafia" else -trust
+                a[target] = max(-1.0, min(1.0, a.get(target, 0.0) + step))
+
+    def _verdict_of(self, target: str, hard: dict[str, float]) -> str | None:
+        """What a true check of ``target`` says, when a fact tells: a shown card (the maniac
+        checks "not mafia"), or a firm anchor (a night victim, my own check)."""
+        shown = self.revealed.get(target)
+        if shown is not None:
+            return "mafia" if shown == "mafia" else "not mafia"
+        known = hard.get(target)
+        if known is None:
+            return None
+        if known <= -0.85:
+            return "not mafia"
+        return "mafia" if known >= 0.85 else None
 
     def _lies(self, claimer: str, role: str, hard: dict[str, float]) -> bool:
         """Does this claim contradict a fact (a shown card, a night victim, one's own card)?"""
@@ -537,12 +575,19 @@ class Memory:
         if len(checks) > self.mornings:
             return True  # more checks than nights with a check so far
         for target, result in checks.items():
-            known = hard.get(target)
-            if known is None:
-                continue
-            if (result == "mafia" and known <= -0.85) or (result == "not mafia" and known >= 0.85):
+            truth = self._verdict_of(target, hard)
+            if truth is not None and truth != result:
                 return True
         return False
+
+    def _proven(self, claimer: str, hard: dict[str, float]) -> float:
+        """Trust earned by ``claimer``'s claimed checks that facts bore out: a "mafia" a shown
+        card confirmed is near proof (a liar does not give a partner away), a clear a little."""
+        earned = 0.0
+        for target, result in self.claims[claimer].checks.items():
+            if self._verdict_of(target, hard) == result:
+                earned += PROVEN if result == "mafia" else 0.15
+        return earned
 
     def suspicion(self, name: str) -> float:
         """How likely ``name`` is mafia, on an open scale (0 = no idea; > 1 = fairly sure)."""

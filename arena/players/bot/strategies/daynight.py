@@ -13,6 +13,7 @@ Variants subclass this and adjust the class attributes and the few hooks marked 
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from typing import ClassVar
@@ -27,8 +28,21 @@ from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS, Memory
 from ..ties import best, best_by, draw, priority, ranking, shared_priority
 from .base import Strategy
 
-#: (vote, accused, yes, suspicion) -> the Verdict, shared by every bot (votes are most decisions)
+#: (vote, accused, yes, thought) -> the Verdict, shared by every bot (votes are most decisions)
 VERDICTS: dict[tuple, Verdict] = {}
+#: the least spread of suspicion a case is measured in (a table with no evidence is not "tight")
+SPREAD_FLOOR = 0.5
+#: an anchor this high (a check, a shown card) makes a town bot vote yes without a draw
+SURE = 0.9
+
+
+def logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -60.0 else 0.0
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1.0 - 1e-9)
+    return math.log(p / (1.0 - p))
 
 
 class DayNightStrategy(Strategy):
@@ -41,10 +55,29 @@ class DayNightStrategy(Strategy):
     claim_when_alive: ClassVar[int] = 7
     #: chance per day that the designated mafia bot fakes the investigator with nobody claimed yet
     fake_claim_chance: ClassVar[float] = 0.2
-    #: an execution vote passes for a town bot if the accused is this close to its top suspect
+    #: a charge (it only asks for a trial) is yes with probability logistic(gain × case + bias),
+    #: the case in spreads of suspicion (:meth:`case_against`): a coin flip when the accused
+    #: stands out from nobody
+    verdict_gain: ClassVar[float] = 3.0
+    charge_bias: ClassVar[float] = 0.0
+    #: an execution (it ends the day) is a yes for an accused within this much suspicion of my
+    #: top suspect, softened over a spread by the gain
     execute_margin: ClassVar[float] = 0.6
-    #: a charge vote passes for a town bot if the accused is this close to the mean suspicion
-    charge_margin: ClassVar[float] = 0.0
+    execute_gain: ClassVar[float] = 6.0
+    #: how much the accuser's own standing moves the case he brings (see :meth:`case_against`)
+    accuser_weight: ClassVar[float] = 1.0
+    trusted_accuser: ClassVar[float] = 1.0
+    #: log-odds a mafia bot adds to a yes on a townsperson (it knows better, but must blend in)
+    mafia_lean: ClassVar[float] = 3.0
+    #: accusing is a draw too (see :meth:`wants_to_accuse`): log-odds with nobody standing out at
+    #: the start of the day, per spread the top suspect stands out, and added as the day runs out
+    accuse_bias: ClassVar[float] = -1.0
+    accuse_gain: ClassVar[float] = 1.5
+    accuse_urgency: ClassVar[float] = 3.0
+    #: log-odds a mafia bot adds to accusing (a trial of a townsperson is what it wants)
+    mafia_push: ClassVar[float] = 3.0
+    #: a player tried today is accused again only once suspicion of him rose this much
+    retry_step: ClassVar[float] = 0.5
     #: a guard (doctor) with no believed investigator to protect guards itself up to this night
     self_guard_nights: ClassVar[int] = 2
     #: how much a mafia bot shies away from shooting a player its partners publicly pushed
@@ -69,6 +102,8 @@ class DayNightStrategy(Strategy):
         self._team_key: tuple = ()
         self._team_priority: dict[str, float] = {}
         self.display = priority(memory.seats, rng)  # tie order of the suspects listed in a thought
+        self._gut: dict[tuple[int, str], float] = {}
+        self._tried: dict[tuple[int, str], float] = {}
         self.fake_checks: dict[str, str] = {}
         self._others: list[str] = []
         self._others_epoch = -1
@@ -199,6 +234,9 @@ class DayNightStrategy(Strategy):
             return True
         if any(r == "mafia" and t in mem.alive for t, r in checks.items()):
             return True
+        under_fire = mem.accusers_today.keys() | {mem.on_trial}
+        if any(r == "not mafia" and t in under_fire and t in mem.alive for t, r in checks.items()):
+            return True  # a player I cleared is accused: the town is about to lose a townsperson
         return bool(checks) and len(mem.alive) <= self.claim_when_alive
 
     def fake_claim(self, req: DecisionRequest) -> tuple[Claim | None, str]:
@@ -263,9 +301,33 @@ class DayNightStrategy(Strategy):
                 return name
         return None
 
-    def wants_to_accuse(self, req: DecisionRequest, top: float) -> bool:
-        """Hook: does a town bot accuse on this discussion turn (given its top suspicion)?"""
-        return True
+    def urgency(self, req: DecisionRequest) -> float:
+        """How far the day's talk has run, 0 at its start to 1 at its last turn (the clock)."""
+        clock = req.clock
+        if clock is None or clock.total <= 0:
+            return 0.0
+        return 1.0 - clock.left / clock.total
+
+    def wants_to_accuse(self, req: DecisionRequest, target: str, standout: float) -> bool:
+        """Hook: does a town bot accuse ``target`` on this discussion turn? A seeded draw, likelier
+        the more the target stands out (in spreads of suspicion) and the later in the day."""
+        x = self.accuse_gain * standout + self.accuse_bias + self.accuse_urgency * self.urgency(req)
+        return self.rng.random() < logistic(x)
+
+    def tried_without_news(self, name: str) -> bool:
+        """Was ``name`` tried today, and has my suspicion of him not risen since (by
+        :attr:`retry_step`)? Such a charge would only get the same answer again."""
+        mem = self.mem
+        day = mem.day
+        for b in reversed(mem.ballots):
+            if b.day != day:
+                return False
+            if b.accused == name:
+                key = (day, name)
+                now = mem.suspicion(name)
+                then = self._tried.setdefault(key, now)
+                return now < then + self.retry_step
+        return False
 
     def discuss(self, req: DecisionRequest) -> ActionBase:
         if req.option("speak") is None:
@@ -287,12 +349,14 @@ class DayNightStrategy(Strategy):
         mem = self.mem
         cands = [n for n in pool if not mem.confirmed_town(n)] or list(pool)
         known_mafia = [n for n in cands if mem.anchor.get(n, 0.0) >= 0.99]
-        target = self.most_suspicious(known_mafia or cands)
+        fresh = [n for n in cands if not self.tried_without_news(n)]
+        target = self.most_suspicious(known_mafia or fresh or cands)
         if target is None:
             return None, say.idle_text(self.rng, None), f"{mem.role}: nobody to accuse."
         top = mem.suspicion(target)
+        standout = self.case_against(target, None, cands)
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
-        if not must and not self.wants_to_accuse(req, top):
+        if not must and not known_mafia and not (fresh and self.wants_to_accuse(req, target, standout)):
             return None, say.idle_text(self.rng, target if top > 0.5 else None), thought + " Waiting."
         seconded = [a for a in self.accusers_of(target) if a != mem.me]
         text = say.accuse_text(self.rng, target, mem.reasons(target), seconded)
@@ -321,14 +385,19 @@ class DayNightStrategy(Strategy):
             return None, say.idle_text(self.rng, None), self.mafia_line() + " Nobody to push."
         reasons = mem.reasons(target)
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
-        if not must and not self.mafia_wants_to_accuse(req):
+        if not must and not self.mafia_wants_to_accuse(req, target):
             return None, say.idle_text(self.rng, target), thought + " Quietly."
         seconded = [a for a in self.accusers_of(target) if a not in mem.partners]
         return target, say.accuse_text(self.rng, target, reasons, seconded), thought
 
-    def mafia_wants_to_accuse(self, req: DecisionRequest) -> bool:
-        """Hook: does a mafia bot accuse on this discussion turn?"""
-        return True
+    def mafia_wants_to_accuse(self, req: DecisionRequest, target: str) -> bool:
+        """Hook: does a mafia bot accuse ``target`` on this discussion turn? As a townsperson would
+        on the public case, a little keener (a trial of a townsperson is what it wants)."""
+        if self.tried_without_news(target):
+            return False
+        standout = self.case_against(target, None, self.unconfirmed())
+        x = self.accuse_gain * standout + self.accuse_bias + self.mafia_push + self.accuse_urgency * self.urgency(req)
+        return self.rng.random() < logistic(x)
 
     def defend(self, req: DecisionRequest) -> ActionBase:
         if req.option("speak") is None:
@@ -351,7 +420,8 @@ class DayNightStrategy(Strategy):
         return Speak(speech=text[: req.max_speech], claim=claim, floor=self.floor_for(req), thought=thought)
 
     def floor_for(self, req: DecisionRequest) -> tuple[str, ...]:
-        """One living player who trusts me (voted to spare me today), or nobody."""
+        """As many living players who trust me (voted to spare me today) as the floor takes,
+        least suspicious first: one of them may know something that saves me."""
         option = req.option("speak")
         spec = option.fields.get("floor") if option is not None else None
         if spec is None or not spec.max_items or not spec.choices:
@@ -360,8 +430,8 @@ class DayNightStrategy(Strategy):
         friends = [n for n in mem.voted_no_on(mem.me, mem.day) if n in spec.choices and n != mem.me]
         if mem.is_mafia:
             friends = [n for n in friends if n not in mem.partners]  # a partner on the floor is a tell
-        pick = self.least_suspicious(friends)
-        return (pick,) if pick is not None else ()
+        sus = mem.suspicion
+        return tuple(ranking(friends, lambda n: -sus(n), priority(friends, self.rng))[: spec.max_items])
 
     def floor_speech(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -395,6 +465,46 @@ class DayNightStrategy(Strategy):
             text = f"{claim_line} {text}"
         return Speak(speech=text[: req.max_speech], claim=claim, thought=thought)
 
+    # ---- weighing a case ------------------------------------------------------------------------
+    def spread(self, pool) -> tuple[float, float]:
+        """Mean and spread (standard deviation, at least :data:`SPREAD_FLOOR`) of suspicion over ``pool``."""
+        if not pool:
+            return 0.0, SPREAD_FLOOR
+        sus = self.mem.suspicion
+        values = [sus(n) for n in pool]
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / len(values)
+        return mean, max(SPREAD_FLOOR, math.sqrt(var))
+
+    def case_against(self, accused: str, accuser: str | None, pool) -> float:
+        """How strong the case against ``accused`` looks, in spreads of suspicion over ``pool``:
+        how far the accused stands above the mean, less a share of how far the accuser does (a
+        suspect's accusation is worth less), plus a bonus when the accuser is known town."""
+        mem = self.mem
+        mean, spread = self.spread(pool)
+        case = (mem.suspicion(accused) - mean) / spread
+        if accuser is not None and accuser not in (mem.me, accused):
+            if mem.confirmed_town(accuser):
+                case += self.trusted_accuser
+            else:
+                case -= self.accuser_weight * (mem.suspicion(accuser) - mean) / spread
+        return case
+
+    def gut(self, accused: str) -> float:
+        """My seeded doubt about ``accused`` today, uniform in [0, 1): drawn once per day and
+        accused, so that my charge and execution votes agree, and a charge brought again gets
+        the same answer unless the evidence moved."""
+        key = (self.mem.day, accused)
+        u = self._gut.get(key)
+        if u is None:
+            if len(self._gut) > 64:
+                self._gut.clear()
+            u = self._gut[key] = self.rng.random()
+        return u
+
+    def accuser_of(self, accused: str) -> str | None:
+        return self.mem.last_accuser.get(accused)
+
     # ---- voting --------------------------------------------------------------------------------
     def verdict(self, req: DecisionRequest) -> ActionBase:
         if req.option("verdict") is None:
@@ -404,29 +514,45 @@ class DayNightStrategy(Strategy):
         kind = req.info.get("vote", "execution")
         if accused is None:
             return Verdict(yes=False, thought="No idea what this vote is about.")
-        if kind == "charge" and self.mem.last_accuser.get(accused) == mem.me:
-            yes = True  # back my own accusation
-        elif mem.is_mafia:
-            yes = self.mafia_verdict(accused, kind)
+        if kind == "charge" and self.accuser_of(accused) == mem.me:
+            yes, why = True, "my own accusation"
         else:
-            yes = self.town_verdict(accused, kind)
-        key = (kind, accused, yes, round(mem.suspicion(accused), 1))
+            if mem.is_mafia:
+                p, why = self.mafia_verdict(accused, kind)
+            else:
+                p, why = self.town_verdict(accused, kind)
+            yes = self.gut(accused) < p
+        key = (kind, accused, yes, why)
         action = VERDICTS.get(key)
         if action is None:  # actions are immutable: equal votes share one instance
             if len(VERDICTS) > 4096:
                 VERDICTS.clear()
-            action = VERDICTS[key] = Verdict(yes=yes, thought=f"{kind} {accused}: suspicion {key[3]:+.1f}")
+            action = VERDICTS[key] = Verdict(yes=yes, thought=f"{kind} {accused}: {why}")
         return action
 
-    def town_verdict(self, accused: str, kind: str) -> bool:
-        mem = self.mem
-        if accused == mem.me or mem.confirmed_town(accused):
-            return False
-        s = mem.suspicion(accused)
-        top, mean = self.top_and_mean(self.others())
+    def lean(self, accused: str, kind: str, pool) -> tuple[float, str]:
+        """P(yes) on ``accused`` over ``pool``, and the words of the thought: on a charge from the
+        case against him; on an execution from how close he comes to my top suspect."""
         if kind == "charge":
-            return s >= mean - self.charge_margin
-        return s >= top - self.execute_margin or s >= 2.0
+            case = self.case_against(accused, self.accuser_of(accused), pool)
+            p = logistic(self.verdict_gain * case + self.charge_bias)
+            return p, f"case {round(case, 1) + 0.0:+.1f}, yes {p:.0%}"
+        sus = self.mem.suspicion
+        s = sus(accused)
+        _, spread = self.spread(pool)
+        top = max((sus(n) for n in pool), default=s)
+        p = logistic(self.execute_gain * (s - top + self.execute_margin) / spread)
+        return p, f"{round(top - s, 1) + 0.0:.1f} below my top suspect, yes {p:.0%}"
+
+    def town_verdict(self, accused: str, kind: str) -> tuple[float, str]:
+        mem = self.mem
+        if accused == mem.me:
+            return 0.0, "that is me"
+        if mem.confirmed_town(accused):
+            return 0.0, "known town"
+        if mem.anchor.get(accused, 0.0) >= SURE:
+            return 1.0, "I am sure"
+        return self.lean(accused, kind, self.others())
 
     def doomed(self, partner: str, kind: str) -> bool:
         """Is a partner going out whatever I vote (the town believes a check against him)?"""
@@ -439,23 +565,21 @@ class DayNightStrategy(Strategy):
                     return b.vote == "charge" and len(b.yes) >= 0.75 * (len(b.yes) + len(b.no))
         return False
 
-    def mafia_verdict(self, accused: str, kind: str) -> bool:
+    def mafia_verdict(self, accused: str, kind: str) -> tuple[float, str]:
         mem = self.mem
         if accused == mem.me:
-            return False
+            return 0.0, "that is me"
         if accused in mem.partners:
             # bus a doomed partner only when it buys credit for another living partner
-            return self.doomed(accused, kind) and len(self.living_partners()) >= 2
+            if self.doomed(accused, kind) and len(self.living_partners()) >= 2:
+                return 1.0, "a partner, lost anyway"
+            return 0.0, "a partner"
         # a townsperson: vote as the town would on what the town can know, to blend in (a yes
-        # where the town says no is the loudest tell a mafia bot can give)
-        pool = self.unconfirmed()
+        # where the town says no is the loudest tell a mafia bot can give), leaning a little to yes
         if mem.confirmed_town(accused):
-            return False
-        s = mem.suspicion(accused)
-        top, mean = self.top_and_mean(pool)
-        if kind == "charge":
-            return s >= mean - self.charge_margin
-        return s >= top - self.execute_margin or s >= 2.0
+            return 0.0, "known town"
+        p, why = self.lean(accused, kind, self.unconfirmed())
+        return logistic(logit(p) + self.mafia_lean), why
 
     def vote(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem

@@ -22,10 +22,10 @@ class VillageStrategy(DayNightStrategy):
     execute_margin: ClassVar[float] = 0.3
     fake_claim_chance: ClassVar[float] = 0.1
 
-    def wants_to_accuse(self, req: DecisionRequest, top: float) -> bool:
-        return self.mem.day > 1 or top >= 1.0
+    def wants_to_accuse(self, req: DecisionRequest, target: str, standout: float) -> bool:
+        return self.mem.day > 1 or self.mem.suspicion(target) >= 1.0
 
-    def mafia_wants_to_accuse(self, req: DecisionRequest) -> bool:
+    def mafia_wants_to_accuse(self, req: DecisionRequest, target: str) -> bool:
         return self.mem.team_known  # day 1: partners unknown, and nothing is tried anyway
 
     def should_claim(self, req: DecisionRequest) -> bool:
