@@ -40,6 +40,7 @@ W_ACCUSE = 0.6  # accusing a player
 W_FLOOR = 0.4  # a charged player handing someone the floor ties them together
 W_ACCUSED_BY = 0.35  # being accused by a player of known alignment (town accusers are right more often)
 ANCHOR_WEIGHT = 3.0  # suspicion per unit of anchor: a certain fact outweighs a handful of votes
+W_REPEAT = 0.5  # accusing again, the same day, a player the table already tried and spared
 SOFT_CAP = 0.5  # the most a dead player's suspicion counts as an anchor when its card is unknown
 # two players claim the one investigator's card: one lies, so each is a prime suspect and their
 # checks are worth little until a night kill or a shown card tells them apart
@@ -50,6 +51,10 @@ PROTECTOR_TRUST = -0.3
 #: trust a claimed investigator earns from one claimed "mafia" that a shown card bore out:
 #: enough to count as the real one
 PROVEN = 0.6
+
+
+#: a pseudo-player whose anchor is always 1: links to it weigh a deed by itself, whatever anyone is
+ALWAYS = "*"
 
 
 @dataclass(slots=True)
@@ -109,6 +114,7 @@ class PublicRecord:
         self.blind = 0  # the first accusations, made before any night or claim: guesses, not reads
         self.accusers_today: dict[str, set[str]] = {}
         self.last_accuser: dict[str, str] = {}  # accused -> the latest accuser, today
+        self.tried_today: set[str] = set()  # voted on today (and still alive, or the day is over)
         self.on_trial: str | None = None
         # links as (anchor, linked players, weight), in order; each bot reads on from its index
         self.journal: list[tuple[str, tuple[str, ...], float]] = []
@@ -147,6 +153,7 @@ class PublicRecord:
             self.alive = set(alive)
             self.alive_version += 1
         self.accusers_today = {}
+        self.tried_today = set()
         self.last_accuser = {}
         self.on_trial = None
 
@@ -202,6 +209,8 @@ class PublicRecord:
             self.blind = len(self.accusations)
         self.accusers_today.setdefault(accused, set()).add(accuser)
         self.last_accuser[accused] = accuser
+        if accused in self.tried_today:
+            self._link(ALWAYS, (accuser,), W_REPEAT)  # pressing a case the table just rejected
         self._link(accused, (accuser,), -W_ACCUSE)
         self._link(accuser, (accused,), -W_ACCUSED_BY)
 
@@ -222,6 +231,7 @@ class PublicRecord:
 
     def _ballot(self, ballot: Ballot) -> None:
         self.ballots.append(ballot)
+        self.tried_today.add(ballot.accused)
         w = W_CHARGE if ballot.vote == "charge" else W_EXECUTE
         accused = ballot.accused
         yes, no = ballot.yes, ballot.no
@@ -302,7 +312,7 @@ class Memory:
         self.failed_targets: list[str] = []  # mafia targets that survived the night
         self.last_victim: str | None = None  # the channel's chosen victim tonight (village)
         # the suspicion model
-        self.anchor: dict[str, float] = {}
+        self.anchor: dict[str, float] = {ALWAYS: 1.0}
         self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
         self.read = 0  # journal entries folded into ``term``
         self.seen = 0  # the latest public event this memory has read
@@ -310,6 +320,7 @@ class Memory:
         self.alive_version = 0
         self.dirty = True
         self.epoch = 0  # bumped whenever the living or the anchors change (for caches)
+        self.version = 0  # bumped whenever any suspicion may have changed (for caches)
 
     # ---- reading ---------------------------------------------------------------------------
     def update(self, view: View) -> None:
@@ -343,8 +354,9 @@ class Memory:
                 own.first = own.first or event
                 own.fold(event)
         self.pub, self.detached = own, True
-        self.anchor, self.term = {}, dict.fromkeys(self.seats, 0.0)
+        self.anchor, self.term = {ALWAYS: 1.0}, dict.fromkeys(self.seats, 0.0)
         self.read, self.facts, self.alive_version, self.dirty = 0, -1, -1, True
+        self.version += 1
 
     def _sync(self) -> None:
         """Catch up with the record: new links into ``term``, new facts, a change in who is alive."""
@@ -358,6 +370,7 @@ class Memory:
                     for other in others:
                         term[other] = term.get(other, 0.0) + weight * a
             self.read = len(journal)
+            self.version += 1
         if self.facts != pub.facts:
             self.dirty = True
         if self.alive_version != pub.alive_version:
@@ -453,6 +466,7 @@ class Memory:
         if new != old:
             self.epoch += 1
         self.anchor = new
+        self.version += 1
 
     def _move(self, name: str, delta: float) -> None:
         """Re-weigh every link of ``name`` (all of them: ``term`` is synced to the journal end)."""
@@ -466,6 +480,7 @@ class Memory:
     def _anchors(self) -> dict[str, float]:
         pub = self.pub
         a: dict[str, float] = dict.fromkeys(pub.night_killed, -0.9)  # the mafia shoot town
+        a[ALWAYS] = 1.0
         for name, role in pub.revealed.items():
             a[name] = 1.0 if role in NOT_TOWN else -1.0
         private = not self.is_mafia

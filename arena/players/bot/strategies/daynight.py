@@ -71,7 +71,7 @@ class DayNightStrategy(Strategy):
     mafia_lean: ClassVar[float] = 3.0
     #: accusing is a draw too (see :meth:`wants_to_accuse`): log-odds with nobody standing out at
     #: the start of the day, per spread the top suspect stands out, and added as the day runs out
-    accuse_bias: ClassVar[float] = -1.0
+    accuse_bias: ClassVar[float] = 0.0
     accuse_gain: ClassVar[float] = 1.5
     accuse_urgency: ClassVar[float] = 3.0
     #: log-odds a mafia bot adds to accusing (a trial of a townsperson is what it wants)
@@ -104,6 +104,9 @@ class DayNightStrategy(Strategy):
         self.display = priority(memory.seats, rng)  # tie order of the suspects listed in a thought
         self._gut: dict[tuple[int, str], float] = {}
         self._tried: dict[tuple[int, str], float] = {}
+        self._sus: dict[str, float] = {}
+        self._sus_version = -1
+        self._stats: dict[tuple[str, ...], tuple[float, float, float]] = {}
         self.fake_checks: dict[str, str] = {}
         self._others: list[str] = []
         self._others_epoch = -1
@@ -143,12 +146,37 @@ class DayNightStrategy(Strategy):
             self._unconfirmed_epoch = mem.epoch
         return self._unconfirmed
 
+    def sus(self) -> dict[str, float]:
+        """Every seat's suspicion (:meth:`Memory.suspicion`), rebuilt only when the memory moved:
+        a vote asks for a handful of them, and votes are most of a bot's decisions."""
+        mem = self.mem
+        if self._sus_version != mem.version:
+            anchor, term = mem.anchor, mem.term
+            self._sus = {n: ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0) for n in mem.seats}
+            self._sus_version = mem.version
+            self._stats = {}
+        return self._sus
+
+    def stats(self, pool) -> tuple[float, float, float]:
+        """Mean, spread (standard deviation, at least :data:`SPREAD_FLOOR`) and top of suspicion
+        over ``pool`` (cached with :meth:`sus`)."""
+        sus = self.sus()
+        key = tuple(pool)
+        found = self._stats.get(key)
+        if found is None:
+            if not key:
+                found = (0.0, SPREAD_FLOOR, 0.0)
+            else:
+                values = [sus[n] for n in key]
+                mean = sum(values) / len(values)
+                var = sum((v - mean) ** 2 for v in values) / len(values)
+                found = (mean, max(SPREAD_FLOOR, math.sqrt(var)), max(values))
+            self._stats[key] = found
+        return found
+
     def top_and_mean(self, pool: list[str]) -> tuple[float, float]:
-        if not pool:
-            return 0.0, 0.0
-        anchor, term = self.mem.anchor, self.mem.term
-        values = [ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0) for n in pool]
-        return max(values), sum(values) / len(values)
+        mean, _, top = self.stats(pool)
+        return top, mean
 
     def team_priority(self) -> dict[str, float]:
         """The tie order this bot shares with its known partners at this moment (the day and
@@ -166,12 +194,12 @@ class DayNightStrategy(Strategy):
         """The top suspect of ``pool``; a tie drawn with my rng, or by the team's shared
         priority (``shared``: where partners must agree)."""
         if shared:
-            return best_by(pool, self.mem.suspicion, self.team_priority())
-        return best(pool, self.mem.suspicion, self.rng)
+            return best_by(pool, self.sus().__getitem__, self.team_priority())
+        return best(pool, self.sus().__getitem__, self.rng)
 
     def least_suspicious(self, pool) -> str | None:
-        sus = self.mem.suspicion
-        return best(pool, lambda n: -sus(n), self.rng)
+        sus = self.sus()
+        return best(pool, lambda n: -sus[n], self.rng)
 
     def accusers_of(self, target: str) -> list[str]:
         """Who accused ``target`` today, first accuser first (only called when a bot speaks)."""
@@ -193,8 +221,8 @@ class DayNightStrategy(Strategy):
         return [n for n in mem.seats if n in mem.partners and n in alive]
 
     def suspects_line(self, pool) -> str:
-        sus = self.mem.suspicion
-        return ", ".join(f"{n} {sus(n):+.1f}" for n in ranking(pool, sus, self.display)[:3])
+        sus = self.sus()
+        return ", ".join(f"{n} {sus[n]:+.1f}" for n in ranking(pool, sus.__getitem__, self.display)[:3])
 
     def mafia_line(self) -> str:
         mates = [n for n in self.living_partners() if n != self.mem.me]
@@ -353,7 +381,7 @@ class DayNightStrategy(Strategy):
         target = self.most_suspicious(known_mafia or fresh or cands)
         if target is None:
             return None, say.idle_text(self.rng, None), f"{mem.role}: nobody to accuse."
-        top = mem.suspicion(target)
+        top = self.sus()[target]
         standout = self.case_against(target, None, cands)
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
         if not must and not known_mafia and not (fresh and self.wants_to_accuse(req, target, standout)):
@@ -392,10 +420,9 @@ class DayNightStrategy(Strategy):
 
     def mafia_wants_to_accuse(self, req: DecisionRequest, target: str) -> bool:
         """Hook: does a mafia bot accuse ``target`` on this discussion turn? As a townsperson would
-        on the public case, a little keener (a trial of a townsperson is what it wants)."""
-        if self.tried_without_news(target):
-            return False
-        standout = self.case_against(target, None, self.unconfirmed())
+        on the public case among the town, but keener (a trial of a townsperson is what it
+        wants), and undeterred by a trial the table already rejected today."""
+        standout = self.case_against(target, None, self.others())
         x = self.accuse_gain * standout + self.accuse_bias + self.mafia_push + self.accuse_urgency * self.urgency(req)
         return self.rng.random() < logistic(x)
 
@@ -430,8 +457,8 @@ class DayNightStrategy(Strategy):
         friends = [n for n in mem.voted_no_on(mem.me, mem.day) if n in spec.choices and n != mem.me]
         if mem.is_mafia:
             friends = [n for n in friends if n not in mem.partners]  # a partner on the floor is a tell
-        sus = mem.suspicion
-        return tuple(ranking(friends, lambda n: -sus(n), priority(friends, self.rng))[: spec.max_items])
+        sus = self.sus()
+        return tuple(ranking(friends, lambda n: -sus[n], priority(friends, self.rng))[: spec.max_items])
 
     def floor_speech(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -443,7 +470,7 @@ class DayNightStrategy(Strategy):
             believe = accused in mem.partners
         else:
             _, mean = self.top_and_mean(self.others())
-            believe = mem.suspicion(accused) < mean
+            believe = self.sus()[accused] < mean
         text = say.floor_text(self.rng, accused, believe)
         if claim_line:
             text = f"{claim_line} {text}"
@@ -466,28 +493,19 @@ class DayNightStrategy(Strategy):
         return Speak(speech=text[: req.max_speech], claim=claim, thought=thought)
 
     # ---- weighing a case ------------------------------------------------------------------------
-    def spread(self, pool) -> tuple[float, float]:
-        """Mean and spread (standard deviation, at least :data:`SPREAD_FLOOR`) of suspicion over ``pool``."""
-        if not pool:
-            return 0.0, SPREAD_FLOOR
-        sus = self.mem.suspicion
-        values = [sus(n) for n in pool]
-        mean = sum(values) / len(values)
-        var = sum((v - mean) ** 2 for v in values) / len(values)
-        return mean, max(SPREAD_FLOOR, math.sqrt(var))
-
     def case_against(self, accused: str, accuser: str | None, pool) -> float:
         """How strong the case against ``accused`` looks, in spreads of suspicion over ``pool``:
         how far the accused stands above the mean, less a share of how far the accuser does (a
         suspect's accusation is worth less), plus a bonus when the accuser is known town."""
         mem = self.mem
-        mean, spread = self.spread(pool)
-        case = (mem.suspicion(accused) - mean) / spread
+        sus = self.sus()
+        mean, spread, _ = self.stats(pool)
+        case = (sus[accused] - mean) / spread
         if accuser is not None and accuser not in (mem.me, accused):
             if mem.confirmed_town(accuser):
                 case += self.trusted_accuser
             else:
-                case -= self.accuser_weight * (mem.suspicion(accuser) - mean) / spread
+                case -= self.accuser_weight * (sus[accuser] - mean) / spread
         return case
 
     def gut(self, accused: str) -> float:
@@ -537,10 +555,8 @@ class DayNightStrategy(Strategy):
             case = self.case_against(accused, self.accuser_of(accused), pool)
             p = logistic(self.verdict_gain * case + self.charge_bias)
             return p, f"case {round(case, 1) + 0.0:+.1f}, yes {p:.0%}"
-        sus = self.mem.suspicion
-        s = sus(accused)
-        _, spread = self.spread(pool)
-        top = max((sus(n) for n in pool), default=s)
+        s = self.sus()[accused]
+        _, spread, top = self.stats(pool) if pool else (0.0, SPREAD_FLOOR, s)
         p = logistic(self.execute_gain * (s - top + self.execute_margin) / spread)
         return p, f"{round(top - s, 1) + 0.0:.1f} below my top suspect, yes {p:.0%}"
 
@@ -578,7 +594,7 @@ class DayNightStrategy(Strategy):
         # where the town says no is the loudest tell a mafia bot can give), leaning a little to yes
         if mem.confirmed_town(accused):
             return 0.0, "known town"
-        p, why = self.lean(accused, kind, self.unconfirmed())
+        p, why = self.lean(accused, kind, self.others())
         return logistic(logit(p) + self.mafia_lean), why
 
     def vote(self, req: DecisionRequest) -> ActionBase:
@@ -618,7 +634,7 @@ class DayNightStrategy(Strategy):
             if accused in partners:
                 against[accuser] += 1
         failed = mem.failed_targets[-1:] if mem.failed_targets else []
-        sus = mem.suspicion
+        sus = self.sus()
 
         def worth(name: str) -> float:
             info = mem.claims.get(name)
@@ -631,7 +647,7 @@ class DayNightStrategy(Strategy):
                 d -= 80.0  # protected last night: try someone else
             row = mem.row(name)
             exposure = sum(max(0.0, -row.get(p, 0.0)) for p in living)
-            return d + 0.5 * against[name] - sus(name) - self.exposure_weight * exposure
+            return d + 0.5 * against[name] - sus[name] - self.exposure_weight * exposure
 
         return ranking((n for n in pool if n not in partners), worth, self.team_priority())
 
