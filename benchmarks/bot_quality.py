@@ -90,6 +90,44 @@ def bias(games: int) -> None:
         report(f"{variant:8} first target   ", picks, seats)
 
 
+def calibration(batches: int) -> None:
+    """The error rate of the uniformity test: its p-values over disjoint batches of 300 bot
+    games (a fair bot fails at p < 0.001 about once in a thousand batches), and over batches
+    drawn uniformly from the same pools (the chi-square's own calibration)."""
+    import random
+
+    from tests.test_bot_fairness import GAMES, night_and_accusation_seen, play_until
+
+    print(f"## calibration: {batches} disjoint batches of {GAMES} bot games per variant")
+    rng = random.Random(0)
+    for variant, n in TABLES.items():
+        seats = list(DEFAULT_NAMES[:n])
+        found: dict[str, list[float]] = {}
+        null: list[float] = []
+        for batch in range(batches):
+            night: dict[str, list[Pick]] = {}
+            accusations: list[Pick] = []
+            for seed in range(batch * GAMES, (batch + 1) * GAMES):
+                game = play_until(variant, seats, seed, night_and_accusation_seen)
+                for who, pick in first_night_targets(game).items():
+                    night.setdefault(who, []).append(pick)
+                if (pick := first_accusation(game)) is not None:
+                    accusations.append(pick)
+            for who, picks in night.items():
+                found.setdefault(f"night {who}", []).append(uniform_p(picks, seats))
+            found.setdefault("accusation", []).append(uniform_p(accusations, seats))
+            for _ in range(10):
+                null.append(uniform_p([(rng.choice(pool), pool) for _, pool in accusations], seats))
+        for label, ps in sorted(found.items()):
+            low = sum(p < 0.001 for p in ps)
+            mid = sum(p < 0.05 for p in ps)
+            print(f"{variant:8} {label:15} p < 0.001 in {low} of {len(ps)} batches, p < 0.05 in {mid}; smallest p {min(ps):.2g}")
+        print(
+            f"{variant:8} uniform draws   p < 0.001 in {sum(p < 0.001 for p in null)} of {len(null)},"
+            f" p < 0.05 in {sum(p < 0.05 for p in null)} ({sum(p < 0.05 for p in null) / len(null):.1%})"
+        )
+
+
 # ---- charges ---------------------------------------------------------------------------------
 def charges(games: int) -> None:
     passed = total = 0
@@ -177,6 +215,7 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "speech": lambda a: speech(a.speech_games),
     "strength": lambda a: strength(a.strength_games),
     "speed": lambda a: speed(a.games),
+    "calibration": lambda a: calibration(a.batches),
 }
 
 
@@ -186,7 +225,10 @@ def main() -> None:
     parser.add_argument("--charge-games", type=int, default=200, help="classic games for the charge votes (default 200)")
     parser.add_argument("--speech-games", type=int, default=100, help="games per variant for speech (default 100)")
     parser.add_argument("--strength-games", type=int, default=2000, help="games per win-rate cell (default 2000)")
-    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections of {', '.join(SECTIONS)}")
+    parser.add_argument("--batches", type=int, default=20, help="batches of 300 games for the calibration (default 20)")
+    parser.add_argument(
+        "--only", default="bias,charges,speech,strength", help=f"comma-separated sections of {', '.join(SECTIONS)}"
+    )
     args = parser.parse_args()
     for name in args.only.split(","):
         SECTIONS[name.strip()](args)

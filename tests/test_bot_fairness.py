@@ -9,6 +9,7 @@ names in what the bots do.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from collections.abc import Callable
@@ -39,10 +40,8 @@ def play_until(variant: str, seats: list[str], seed: int, enough: Callable[[Game
         if enough(g):
             raise _Enough
 
-    try:
+    with contextlib.suppress(_Enough):
         run_sync(game, {p: make_player("bot", p, seed) for p in seats}, observers=[stop])
-    except _Enough:
-        pass
     return game
 
 

@@ -115,6 +115,7 @@ class PublicRecord:
         self.accusers_today: dict[str, set[str]] = {}
         self.last_accuser: dict[str, str] = {}  # accused -> the latest accuser, today
         self.tried_today: set[str] = set()  # voted on today (and still alive, or the day is over)
+        self.pressed: list[tuple[str, str, int]] = []  # accusations of a player already tried that day
         self.on_trial: str | None = None
         # links as (anchor, linked players, weight), in order; each bot reads on from its index
         self.journal: list[tuple[str, tuple[str, ...], float]] = []
@@ -189,6 +190,9 @@ class PublicRecord:
         raw = data.get("claim")
         if raw is not None:
             self._record_claim(actor, raw, data.get("kind") == "defence" or actor == self.on_trial)
+        nominee = data.get("nominate")
+        if nominee:
+            self._accuse(actor, nominee)
 
     def _record_claim(self, actor: str, raw: Any, under_fire: bool) -> None:
         role, checks = claim_fields(raw)
@@ -201,7 +205,10 @@ class PublicRecord:
         self.facts += 1
 
     def _on_accusation(self, e: Event) -> None:
-        accuser, accused = e.actor, e.data.get("accused")
+        self._accuse(e.actor, e.data.get("accused"))
+
+    def _accuse(self, accuser: str | None, accused: str | None) -> None:
+        """An accusation, or a nomination (``cove``): the same public act of pointing at someone."""
         if accuser is None or accused is None:
             return
         self.accusations.append((accuser, accused, self.day))
@@ -211,6 +218,7 @@ class PublicRecord:
         self.last_accuser[accused] = accuser
         if accused in self.tried_today:
             self._link(ALWAYS, (accuser,), W_REPEAT)  # pressing a case the table just rejected
+            self.pressed.append((accuser, accused, self.day))
         self._link(accused, (accuser,), -W_ACCUSE)
         self._link(accuser, (accused,), -W_ACCUSED_BY)
 
@@ -649,14 +657,18 @@ class Memory:
                 spared[b.accused] = spared.get(b.accused, 0) + 1
             elif a <= -0.5 and name in b.yes and b.vote != "charge":
                 pushed[b.accused] = pushed.get(b.accused, 0) + 1
-        out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items())
         me = self.me
+        # sparing me is no reason to suspect anyone (and a mafia bot's own public anchor may be high)
+        out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items() if who != me)
         out.extend((0.8 + n, ("pushed_me", name, n) if who == me else ("pushed", name, who, n)) for who, n in pushed.items())
         for accuser, accused, _ in self.accusations:
             if accuser == name and anchor.get(accused, 0.0) <= -0.5:
                 out.append((1.2, ("accused_me", name) if accused == me else ("accused_town", name, accused)))
             elif accused == name and anchor.get(accuser, 0.0) <= -0.85 and accuser in self.night_killed:
                 out.append((1.4, ("accused_by_victim", accuser, name)))
+        for accuser, accused, _ in self.pub.pressed:
+            if accuser == name:
+                out.append((1.1, ("pressed", name, accused)))
         out.sort(key=lambda item: -item[0])
         seen: set[tuple] = set()
         result: list[tuple] = []

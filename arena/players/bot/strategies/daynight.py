@@ -103,6 +103,9 @@ class DayNightStrategy(Strategy):
         self._team_priority: dict[str, float] = {}
         self.display = priority(memory.seats, rng)  # tie order of the suspects listed in a thought
         self._gut: dict[tuple[int, str], float] = {}
+        self._accused: dict[str, int] = {}  # players I accused -> the day I last did
+        self._claiming = False  # the speech being made carries my claim
+        self.voice = say.Voice(rng, memory.me)
         self._tried: dict[tuple[int, str], float] = {}
         self._sus: dict[str, float] = {}
         self._sus_version = -1
@@ -241,13 +244,13 @@ class DayNightStrategy(Strategy):
                 return None, ""
             checks = {t: r for t, r in mem.my_checks.items() if r in ("mafia", "not mafia")}
             latest = next(reversed(mem.my_checks), None)
-            text = say.claim_text(self.rng, mem.role, checks, latest)
+            text = self.voice.claim(mem.role, checks, latest)
             liars = [c for c in mem.claimers(frozenset({mem.role})) if c != mem.me and c in mem.alive]
             if liars:
                 text += f" {say.join_names(liars)} lied about my card: that is the mafia."
             return Claim(role=mem.role, checks=checks), text
         if mem.role in PROTECTORS and req.group in ("defence", "last_words") and not mem.my_claimed:
-            return Claim(role=mem.role), say.claim_text(self.rng, mem.role, {})
+            return Claim(role=mem.role), self.voice.claim(mem.role, {})
         return None, ""
 
     def should_claim(self, req: DecisionRequest) -> bool:
@@ -302,7 +305,7 @@ class DayNightStrategy(Strategy):
         if len(self.fake_checks) < mem.mornings:
             self.fake_checks[target] = "mafia"  # never more checks than nights so far: that is a tell
         self.fake_day = mem.day
-        return Claim(role=role, checks=dict(self.fake_checks)), say.claim_text(self.rng, role, self.fake_checks, target)
+        return Claim(role=role, checks=dict(self.fake_checks)), self.voice.claim(role, self.fake_checks, target)
 
     def extend_fake(self, req: DecisionRequest) -> tuple[Claim | None, str]:
         """A fake investigator 'checks' someone new each day, like the real one would."""
@@ -315,8 +318,8 @@ class DayNightStrategy(Strategy):
             return None, ""
         self.fake_checks[target] = "mafia"
         self.fake_day = mem.day
-        return Claim(role=self.investigator, checks=dict(self.fake_checks)), say.claim_text(
-            self.rng, self.investigator, self.fake_checks, target
+        return Claim(role=self.investigator, checks=dict(self.fake_checks)), self.voice.claim(
+            self.investigator, self.fake_checks, target
         )
 
     # ---- talking -------------------------------------------------------------------------------
@@ -365,6 +368,7 @@ class DayNightStrategy(Strategy):
         pool = choices(req, "speak", field) if field else ()
         must = field is not None and not nullable(req, "speak", field)
         claim, claim_line = self.claim_for(req)
+        self._claiming = claim is not None
         if mem.is_mafia:
             target, line, thought = self.mafia_accusation(req, pool, must)
         else:
@@ -380,15 +384,26 @@ class DayNightStrategy(Strategy):
         fresh = [n for n in cands if not self.tried_without_news(n)]
         target = self.most_suspicious(known_mafia or fresh or cands)
         if target is None:
-            return None, say.idle_text(self.rng, None), f"{mem.role}: nobody to accuse."
+            return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), f"{mem.role}: nobody to accuse."
         top = self.sus()[target]
         standout = self.case_against(target, None, cands)
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
         if not must and not known_mafia and not (fresh and self.wants_to_accuse(req, target, standout)):
-            return None, say.idle_text(self.rng, target if top > 0.5 else None), thought + " Waiting."
+            suspect = target if top > 0.5 else None
+            return None, self.voice.idle(suspect, votes_seen=bool(mem.ballots)), thought + " Waiting."
         seconded = [a for a in self.accusers_of(target) if a != mem.me]
-        text = say.accuse_text(self.rng, target, mem.reasons(target), seconded)
-        return target, text, thought + f" Accusing {target}."
+        return target, self.accusation_text(target, mem.reasons(target), seconded), thought + f" Accusing {target}."
+
+    def accusation_text(self, target: str, reasons: list[tuple], seconded: list[str]) -> str:
+        """The words of my accusation of ``target``, and a note that I made it (to say "still"
+        rather than start over when I name the same player again)."""
+        mem = self.mem
+        if self._claiming:  # my claim in this speech already states my checks
+            reasons = [r for r in reasons if not (r[0] == "claimed_check" and r[1] == mem.me)]
+        before = self._accused.get(target)
+        again = before is not None and mem.day - before <= 1
+        self._accused[target] = mem.day
+        return self.voice.accuse(target, reasons, seconded, opened=bool(mem.accusers_today), again=again)
 
     def mafia_target(self, pool) -> str | None:
         """The town player a mafia bot pushes today: whoever accuses an endangered partner,
@@ -410,13 +425,13 @@ class DayNightStrategy(Strategy):
         if target is None and must and pool:
             target = min(pool, key=self.team_priority().__getitem__)
         if target is None:
-            return None, say.idle_text(self.rng, None), self.mafia_line() + " Nobody to push."
+            return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), self.mafia_line() + " Nobody to push."
         reasons = mem.reasons(target)
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
         if not must and not self.mafia_wants_to_accuse(req, target):
-            return None, say.idle_text(self.rng, target), thought + " Quietly."
+            return None, self.voice.idle(target, votes_seen=bool(mem.ballots)), thought + " Quietly."
         seconded = [a for a in self.accusers_of(target) if a not in mem.partners]
-        return target, say.accuse_text(self.rng, target, reasons, seconded), thought
+        return target, self.accusation_text(target, reasons, seconded), thought
 
     def mafia_wants_to_accuse(self, req: DecisionRequest, target: str) -> bool:
         """Hook: does a mafia bot accuse ``target`` on this discussion turn? As a townsperson would
@@ -441,7 +456,7 @@ class DayNightStrategy(Strategy):
             counter = accuser if accuser is not None and not mem.confirmed_town(accuser) else self.most_suspicious(pool)
             reasons = mem.reasons(counter) if counter else []
             thought = f"{mem.role.capitalize()} on trial. Suspects: {self.suspects_line(pool)}."
-        text = say.defence_text(self.rng, counter, reasons)
+        text = self.voice.defence(counter, reasons)
         if claim_line:
             text = f"{claim_line} {text}"
         return Speak(speech=text[: req.max_speech], claim=claim, floor=self.floor_for(req), thought=thought)
@@ -471,7 +486,7 @@ class DayNightStrategy(Strategy):
         else:
             _, mean = self.top_and_mean(self.others())
             believe = self.sus()[accused] < mean
-        text = say.floor_text(self.rng, accused, believe)
+        text = self.voice.floor(accused, believe)
         if claim_line:
             text = f"{claim_line} {text}"
         return Speak(speech=text[: req.max_speech], claim=claim, thought=f"{'Back' if believe else 'Doubt'} {accused}.")
@@ -487,7 +502,7 @@ class DayNightStrategy(Strategy):
         else:
             suspect = self.most_suspicious(list(self.others()))
             thought = f"{mem.role.capitalize()}, out. Suspects: {self.suspects_line(self.others())}."
-        text = say.last_words_text(self.rng, suspect)
+        text = self.voice.last_words(suspect)
         if claim_line:
             text = f"{claim_line} {text}"
         return Speak(speech=text[: req.max_speech], claim=claim, thought=thought)
@@ -692,7 +707,7 @@ class DayNightStrategy(Strategy):
         info = mem.claims.get(target)
         if not following and info is not None and info.role:
             why = f"{target} claimed the {info.role}."
-        text = say.channel_text(self.rng, target, following, why) if req.talk else None
+        text = self.voice.channel(target, following, why) if req.talk else None
         return Kill(target=target, speech=text, thought=f"{self.mafia_line()} Tonight: {target}.")
 
     def check(self, req: DecisionRequest) -> ActionBase:
