@@ -53,6 +53,8 @@ PROTECTOR_TRUST = -0.3
 PROVEN = 0.6
 
 
+#: an anchor this low is a confirmed townsperson
+CONFIRMED = -0.8
 #: a pseudo-player whose anchor is always 1: links to it weigh a deed by itself, whatever anyone is
 ALWAYS = "*"
 
@@ -277,27 +279,49 @@ def public_record(seats: tuple[str, ...], first: Event) -> PublicRecord:
     return record
 
 
-def _public(name: str, doc: str) -> property:
-    return property(lambda self: getattr(self.pub, name), doc=doc)
+#: the public record's fields a memory mirrors as its own attributes after every read (a plain
+#: attribute costs a bot nothing; a property delegating to the record was a call every time)
+PUBLIC_FIELDS = (
+    "alive",  # living players
+    "day",  # the current day number
+    "night",  # the latest night number
+    "revealed",  # dead player -> card shown
+    "night_killed",  # players killed at night, in order
+    "mornings",  # nights whose actions are done
+    "kill_mornings",  # mornings with someone killed
+    "claims",  # claimer -> what it claimed
+    "ballots",  # every counted vote, in order
+    "accusations",  # (accuser, accused, day), in order
+    "blind",  # how many of the first accusations were made before any night or claim
+    "accusers_today",  # accused -> today's accusers
+    "last_accuser",  # accused -> today's latest accuser
+    "on_trial",  # the player on trial now, if any
+    "pressed",  # (accuser, accused, day): accusations of a player already tried that day
+)
 
 
 class Memory:
-    """One bot's running record of the game, plus its suspicion model."""
+    """One bot's running record of the game, plus its suspicion model.
 
-    alive = _public("alive", "Living players (public).")
-    day = _public("day", "The current day number.")
-    night = _public("night", "The latest night number.")
-    revealed = _public("revealed", "Dead players whose card was shown -> card.")
-    night_killed = _public("night_killed", "Players killed at night, in order.")
-    mornings = _public("mornings", "Nights whose actions are done.")
-    kill_mornings = _public("kill_mornings", "Mornings with someone killed.")
-    claims = _public("claims", "Claimer -> what it claimed.")
-    ballots = _public("ballots", "Every counted vote, in order.")
-    accusations = _public("accusations", "(accuser, accused, day), in order.")
-    blind = _public("blind", "How many of the first accusations were made before any night or claim.")
-    accusers_today = _public("accusers_today", "Accused -> today's accusers.")
-    last_accuser = _public("last_accuser", "Accused -> today's latest accuser.")
-    on_trial = _public("on_trial", "The player on trial now, if any.")
+    The public facts (:data:`PUBLIC_FIELDS`) are the table's :class:`PublicRecord`'s, mirrored
+    onto the memory after each read.
+    """
+
+    alive: set[str]
+    day: int
+    night: int
+    revealed: dict[str, str]
+    night_killed: list[str]
+    mornings: int
+    kill_mornings: int
+    claims: dict[str, ClaimInfo]
+    ballots: list[Ballot]
+    accusations: list[tuple[str, str, int]]
+    blind: int
+    accusers_today: dict[str, set[str]]
+    last_accuser: dict[str, str]
+    on_trial: str | None
+    pressed: list[tuple[str, str, int]]
 
     def __init__(self, me: str, seats: Iterable[str]) -> None:
         self.me = me
@@ -305,6 +329,9 @@ class Memory:
         self.seat_index = {name: i for i, name in enumerate(self.seats)}
         self.cursor = 0
         self.pub = PublicRecord(self.seats, None)  # until the first public event names the table
+        self.seen = 0  # the latest public event this memory has read
+        self.mirrored = -1  # ``seen`` when the public fields were last mirrored
+        self._bind()
         self.detached = False  # reads a record of its own (see _detach)
         self.role = ""
         self.team = ""
@@ -321,9 +348,9 @@ class Memory:
         self.last_victim: str | None = None  # the channel's chosen victim tonight (village)
         # the suspicion model
         self.anchor: dict[str, float] = {ALWAYS: 1.0}
-        self.term: dict[str, float] = dict.fromkeys(self.seats, 0.0)
-        self.read = 0  # journal entries folded into ``term``
-        self.seen = 0  # the latest public event this memory has read
+        # suspicion = ANCHOR_WEIGHT × anchor + the links weighed by their anchors, kept up to date
+        self.susp: dict[str, float] = dict.fromkeys(self.seats, 0.0)
+        self.read = 0  # journal entries folded into ``susp``
         self.facts = -1  # the record's facts counter when the anchors were last computed
         self.alive_version = 0
         self.dirty = True
@@ -337,21 +364,45 @@ class Memory:
         if new:
             self.cursor += len(new)
             pub = self.pub
+            if pub.first is None and not self.detached:
+                first = next((e for e in new if e.to is None), None)
+                if first is not None:
+                    pub = self.pub = public_record(self.seats, first)
+                    self._bind()
+            seen = self.seen
+            on_public, handlers = ON_PUBLIC, HANDLERS
             for event in new:
                 if event.to is None:
-                    if pub.first is None and not self.detached:
-                        pub = self.pub = public_record(self.seats, event)
-                    if event.seq > pub.seq:
+                    seen = event.seq
+                    if seen > pub.seq:
                         pub.fold(event)
-                    self.seen = event.seq
-                    handler = ON_PUBLIC.get(event.type)
+                    handler = on_public.get(event.type)
                 else:
-                    handler = HANDLERS.get(event.type)
+                    handler = handlers.get(event.type)
                 if handler is not None:
                     handler(self, event)
-            if self.pub.seq > self.seen:
+            self.seen = seen
+            if pub.seq > seen:
                 self._detach(view)
+            if self.mirrored != self.seen:
+                self._mirror()
         self._sync()
+
+    def _mirror(self) -> None:
+        """Copy the record's :data:`PUBLIC_FIELDS` that a new event may have replaced (numbers,
+        and the containers a new day starts afresh); the others only change in place."""
+        pub = self.pub
+        self.mirrored = self.seen
+        self.alive, self.day, self.night, self.on_trial = pub.alive, pub.day, pub.night, pub.on_trial
+        self.mornings, self.kill_mornings, self.blind = pub.mornings, pub.kill_mornings, pub.blind
+        self.accusers_today, self.last_accuser = pub.accusers_today, pub.last_accuser
+
+    def _bind(self) -> None:
+        """Share the record's containers that only ever change in place, then mirror the rest."""
+        pub = self.pub
+        self.revealed, self.night_killed, self.claims = pub.revealed, pub.night_killed, pub.claims
+        self.ballots, self.accusations, self.pressed = pub.ballots, pub.accusations, pub.pressed
+        self._mirror()
 
     def _detach(self, view: View) -> None:
         """Another reader of this table is ahead of my view (never so when every seat reads the
@@ -362,23 +413,28 @@ class Memory:
                 own.first = own.first or event
                 own.fold(event)
         self.pub, self.detached = own, True
-        self.anchor, self.term = {ALWAYS: 1.0}, dict.fromkeys(self.seats, 0.0)
+        self._bind()
+        self.anchor, self.susp = {ALWAYS: 1.0}, dict.fromkeys(self.seats, 0.0)
         self.read, self.facts, self.alive_version, self.dirty = 0, -1, -1, True
         self.version += 1
 
     def _sync(self) -> None:
-        """Catch up with the record: new links into ``term``, new facts, a change in who is alive."""
+        """Catch up with the record: new links into ``susp``, new facts, a change in who is alive."""
         pub = self.pub
         journal = pub.journal
         if self.read < len(journal):
-            anchor, term = self.anchor, self.term
+            anchor, susp = self.anchor, self.susp
+            moved = False
             for name, others, weight in journal[self.read :]:
                 a = anchor.get(name)
                 if a:
+                    x = weight * a
                     for other in others:
-                        term[other] = term.get(other, 0.0) + weight * a
+                        susp[other] += x
+                    moved = True
             self.read = len(journal)
-            self.version += 1
+            if moved:
+                self.version += 1
         if self.facts != pub.facts:
             self.dirty = True
         if self.alive_version != pub.alive_version:
@@ -459,31 +515,34 @@ class Memory:
         self.facts = self.pub.facts
         new = self._anchors()
         old = self.anchor
-        move = self._move
+        move, susp = self._move, self.susp
         for name in self.seats:  # seat order: float sums must not depend on set order
             delta = new.get(name, 0.0) - old.get(name, 0.0)
             if delta:
                 move(name, delta)
-        term, alive = self.term, self.pub.alive
-        for name in self.seats:
+                susp[name] += ANCHOR_WEIGHT * delta
+        alive = self.pub.alive
+        for name in self.seats if len(alive) < len(self.seats) else ():
             if name not in alive and name not in new:
-                soft = max(-SOFT_CAP, min(SOFT_CAP, term.get(name, 0.0) / ANCHOR_WEIGHT))
+                # no anchor of its own now: its suspicion is all links
+                soft = max(-SOFT_CAP, min(SOFT_CAP, susp[name] / ANCHOR_WEIGHT))
                 if soft:
                     new[name] = soft
                     move(name, soft)
+                    susp[name] += ANCHOR_WEIGHT * soft
         if new != old:
             self.epoch += 1
+            self.version += 1  # (an unchanged soft anchor is taken off and put back: no change)
         self.anchor = new
-        self.version += 1
 
     def _move(self, name: str, delta: float) -> None:
-        """Re-weigh every link of ``name`` (all of them: ``term`` is synced to the journal end)."""
+        """Re-weigh every link of ``name`` (all of them: ``susp`` is synced to the journal end)."""
         pub = self.pub
         row = pub.rows.get(name) if name not in pub.pending else pub.row(name)
         if row:
-            term = self.term
+            susp = self.susp
             for other, weight in row.items():
-                term[other] = term.get(other, 0.0) + weight * delta
+                susp[other] += weight * delta
 
     def _anchors(self) -> dict[str, float]:
         pub = self.pub
@@ -614,19 +673,19 @@ class Memory:
 
     def suspicion(self, name: str) -> float:
         """How likely ``name`` is mafia, on an open scale (0 = no idea; > 1 = fairly sure)."""
-        return ANCHOR_WEIGHT * self.anchor.get(name, 0.0) + self.term.get(name, 0.0)
+        return self.susp[name]
 
     def ranked(self, pool: Iterable[str]) -> list[tuple[float, str]]:
         """``pool`` from most to least suspicious, ties in seat order: for reading a memory (tests,
         tools); a bot's own choices break ties with :mod:`..ties`."""
-        anchor, term, index = self.anchor, self.term, self.seat_index
+        susp, index = self.susp, self.seat_index
         return sorted(
-            ((ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0), n) for n in pool),
+            ((susp[n], n) for n in pool),
             key=lambda item: (-item[0], index.get(item[1], 0)),
         )
 
     def confirmed_town(self, name: str) -> bool:
-        return self.anchor.get(name, 0.0) <= -0.8
+        return self.anchor.get(name, 0.0) <= CONFIRMED
 
     # ---- queries for speech and strategy --------------------------------------------------------
     def claimers(self, roles: frozenset[str] = INVESTIGATORS) -> list[str]:
@@ -666,7 +725,7 @@ class Memory:
                 out.append((1.2, ("accused_me", name) if accused == me else ("accused_town", name, accused)))
             elif accused == name and anchor.get(accuser, 0.0) <= -0.85 and accuser in self.night_killed:
                 out.append((1.4, ("accused_by_victim", accuser, name)))
-        for accuser, accused, _ in self.pub.pressed:
+        for accuser, accused, _ in self.pressed:
             if accuser == name:
                 out.append((1.1, ("pressed", name, accused)))
         out.sort(key=lambda item: -item[0])

@@ -27,23 +27,24 @@ class BotPlayer(SyncPlayer):
     def __init__(self, name: str, seed: int = 0) -> None:
         super().__init__(name)
         self.seed = seed
-        self.rng = random.Random(f"bot:{seed}")  # reseeded with the seat at the first request
+        self.rng: random.Random | None = None  # seeded with the seat at the first request
         self.memory: Memory | None = None
         self.strategy: Strategy | None = None
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase:
         memory = self.memory
-        if memory is None:
+        rng = self.rng
+        if memory is None or rng is None:
             memory = self.memory = Memory(self.name, request.seats)
-            self.rng.seed(f"bot:{self.seed}:{memory.seat_index.get(self.name, -1)}")
+            rng = self.rng = random.Random(f"bot:{self.seed}:{memory.seat_index.get(self.name, -1)}")
         memory.update(view)
         if feedback is not None:
-            return safe_action(request, self.rng)
+            return safe_action(request, rng)
         strategy = self.strategy
         if strategy is None:
-            strategy = self.strategy = strategy_for(detect_variant(memory))(memory, self.rng, self.seed)
+            strategy = self.strategy = strategy_for(detect_variant(memory))(memory, rng, self.seed)
         strategy.observe(view)
         action = strategy.decide(request)
         if not is_legal(request, action):
-            return safe_action(request, self.rng)
+            return safe_action(request, rng)
         return action

@@ -43,14 +43,17 @@ class Voice:
     def pick(self, kind: str, options: Sequence[str]) -> str:
         """One of ``options`` not yet used in this round of ``kind`` (a new round never starts
         with the template that ended the last one)."""
-        left = [i for i in self._left.get(kind, ()) if i < len(options)]
-        fresh = not left
-        if fresh:
-            left = list(range(len(options)))
-        pool = [i for i in left if i != self._last.get(kind)] if fresh and len(left) > 1 else left
-        i = pool[self.rng.randrange(len(pool))]
-        left.remove(i)
-        self._left[kind] = left
+        n = len(options)
+        left = self._left.get(kind)
+        if not left or left[-1] >= n:  # a new round (or a kind whose options changed)
+            last = self._last.get(kind)
+            left = self._left[kind] = [i for i in range(n) if i != last] if n > 1 else [0]
+            if last is not None and last < n and n > 1:
+                left.append(last)  # back in play, but not as the first of the round
+                i = left.pop(self.rng.randrange(n - 1))
+                self._last[kind] = i
+                return options[i]
+        i = left.pop(self.rng.randrange(len(left)))
         self._last[kind] = i
         return options[i]
 

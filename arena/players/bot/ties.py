@@ -13,13 +13,15 @@ must not split them.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 #: scores closer than this are a tie
 EPS = 1e-9
-#: digits kept when a whole ranking is sorted (the same tolerance, for sort keys)
-DIGITS = 9
+#: scores are sorted as whole multiples of 1 / SCALE (the same tolerance, for sort keys; an
+#: integer ``round`` is much cheaper than ``round(x, 9)``)
+SCALE = 1e9
 
 
 def best(pool: Iterable[str], score: Callable[[str], float], rng: random.Random) -> str | None:
@@ -40,7 +42,7 @@ def best_by(pool: Iterable[str], score: Callable[[str], float], priority: Mappin
 
 def ranking(pool: Iterable[str], score: Callable[[str], float], priority: Mapping[str, float]) -> list[str]:
     """``pool`` from the highest score down, ties in ``priority`` order."""
-    return sorted(pool, key=lambda n: (-round(score(n), DIGITS), priority[n]))
+    return sorted(pool, key=lambda n: (-round(score(n) * SCALE), priority[n]))
 
 
 def draw(pool: Sequence[str], rng: random.Random) -> str | None:
@@ -53,12 +55,23 @@ def priority(names: Iterable[str], rng: random.Random) -> dict[str, float]:
     return {n: rng.random() for n in names}
 
 
-def shared_priority(seed: int, seats: Sequence[str], team: Iterable[str], moment: str) -> dict[str, float]:
-    """The priority every member of ``team`` computes alike at ``moment``: seeded by the game seed
-    and the team's seat positions (not their names: renaming the seats changes nothing)."""
+def shared_priority(seed: int, seats: Sequence[str], team: Iterable[str], moment: str) -> dict[str, int]:
+    """The priority every member of ``team`` computes alike at ``moment``: drawn from the game
+    seed and the team's seat positions (not their names: renaming the seats changes nothing).
+    A hash, not a seeded ``Random``: seeding one costs more than a whole vote."""
     index = {n: i for i, n in enumerate(seats)}
-    key = ",".join(str(i) for i in sorted(index[n] for n in team))
-    return priority(seats, random.Random(f"team:{seed}:{key}:{moment}"))
+    key = f"team:{seed}:{','.join(str(i) for i in sorted(index[n] for n in team))}:{moment}"
+    found = _SHARED.get(key)
+    if found is None or found[0] != seats:
+        if len(_SHARED) > 256:
+            _SHARED.clear()
+        digest = b"".join(hashlib.blake2b(f"{key}:{block}".encode()).digest() for block in range(len(seats) // 16 + 1))
+        found = _SHARED[key] = (tuple(seats), {n: int.from_bytes(digest[4 * i : 4 * i + 4], "big") for i, n in enumerate(seats)})
+    return found[1]
+
+
+#: shared priorities already drawn (partners ask for the same one): key -> (seats, priority)
+_SHARED: dict[str, tuple[tuple[str, ...], dict[str, int]]] = {}
 
 
 def _tied(pool: Iterable[str], score: Callable[[str], float]) -> list[str]:

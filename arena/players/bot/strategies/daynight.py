@@ -24,7 +24,7 @@ from arena.engine.actions import Claim, Heal, Kill, Speak, Verdict, Visit, Vote
 
 from .. import speech as say
 from ..legal import choices, nullable, safe_action
-from ..memory import ANCHOR_WEIGHT, INVESTIGATORS, PROTECTORS, Memory
+from ..memory import CONFIRMED, INVESTIGATORS, PROTECTORS, Memory
 from ..ties import best, best_by, draw, priority, ranking, shared_priority
 from .base import Strategy
 
@@ -76,6 +76,8 @@ class DayNightStrategy(Strategy):
     accuse_urgency: ClassVar[float] = 3.0
     #: log-odds a mafia bot adds to accusing (a trial of a townsperson is what it wants)
     mafia_push: ClassVar[float] = 3.0
+    #: a mafia bot presses a case the table rejected today only if this share voted yes
+    press_share: ClassVar[float] = 0.4
     #: a player tried today is accused again only once suspicion of him rose this much
     retry_step: ClassVar[float] = 0.5
     #: a guard (doctor) with no believed investigator to protect guards itself up to this night
@@ -101,15 +103,15 @@ class DayNightStrategy(Strategy):
         super().__init__(memory, rng, seed)
         self._team_key: tuple = ()
         self._team_priority: dict[str, float] = {}
-        self.display = priority(memory.seats, rng)  # tie order of the suspects listed in a thought
+        self._display: dict[str, float] | None = None  # tie order of the suspects listed in a thought
         self._gut: dict[tuple[int, str], float] = {}
         self._accused: dict[str, int] = {}  # players I accused -> the day I last did
         self._claiming = False  # the speech being made carries my claim
+        self._lean_figure = 0  # the case (or the gap to my top suspect) behind my latest lean, in tenths
         self.voice = say.Voice(rng, memory.me)
         self._tried: dict[tuple[int, str], float] = {}
-        self._sus: dict[str, float] = {}
         self._sus_version = -1
-        self._stats: dict[tuple[str, ...], tuple[float, float, float]] = {}
+        self._stats: dict[int, tuple[object, tuple[float, float, float]]] = {}
         self.fake_checks: dict[str, str] = {}
         self._others: list[str] = []
         self._others_epoch = -1
@@ -133,10 +135,12 @@ class DayNightStrategy(Strategy):
         if self._others_epoch == mem.epoch:
             return self._others
         alive = mem.alive
-        if mem.is_mafia:
-            found = [n for n in mem.seats if n in alive and n not in mem.partners]
+        if mem.team == "mafia":
+            partners = mem.partners
+            found = [n for n in mem.seats if n in alive and n not in partners]
         else:
-            found = [n for n in mem.seats if n in alive and n != mem.me and not mem.confirmed_town(n)]
+            me, anchor = mem.me, mem.anchor
+            found = [n for n in mem.seats if n in alive and n != me and anchor.get(n, 0.0) > CONFIRMED]
         self._others, self._others_epoch = found, mem.epoch
         return found
 
@@ -144,37 +148,48 @@ class DayNightStrategy(Strategy):
         """Living players not confirmed town: the pool a town voter weighs (cached per epoch)."""
         mem = self.mem
         if self._unconfirmed_epoch != mem.epoch:
-            alive = mem.alive
-            self._unconfirmed = [n for n in mem.seats if n in alive and not mem.confirmed_town(n)]
+            alive, anchor = mem.alive, mem.anchor
+            self._unconfirmed = [n for n in mem.seats if n in alive and anchor.get(n, 0.0) > CONFIRMED]
             self._unconfirmed_epoch = mem.epoch
         return self._unconfirmed
 
     def sus(self) -> dict[str, float]:
-        """Every seat's suspicion (:meth:`Memory.suspicion`), rebuilt only when the memory moved:
-        a vote asks for a handful of them, and votes are most of a bot's decisions."""
+        """Every seat's suspicion (:meth:`Memory.suspicion`, kept up to date by the memory); the
+        statistics over pools are cached until the memory moves."""
         mem = self.mem
         if self._sus_version != mem.version:
-            anchor, term = mem.anchor, mem.term
-            self._sus = {n: ANCHOR_WEIGHT * anchor.get(n, 0.0) + term.get(n, 0.0) for n in mem.seats}
             self._sus_version = mem.version
             self._stats = {}
-        return self._sus
+        return mem.susp
 
     def stats(self, pool) -> tuple[float, float, float]:
         """Mean, spread (standard deviation, at least :data:`SPREAD_FLOOR`) and top of suspicion
-        over ``pool`` (cached with :meth:`sus`)."""
-        sus = self.sus()
-        key = tuple(pool)
-        found = self._stats.get(key)
-        if found is None:
-            if not key:
-                found = (0.0, SPREAD_FLOOR, 0.0)
-            else:
-                values = [sus[n] for n in key]
-                mean = sum(values) / len(values)
-                var = sum((v - mean) ** 2 for v in values) / len(values)
-                found = (mean, max(SPREAD_FLOOR, math.sqrt(var)), max(values))
-            self._stats[key] = found
+        over ``pool`` (cached until the memory moves)."""
+        mem = self.mem
+        if self._sus_version != mem.version:
+            self._sus_version = mem.version
+            self._stats = {}
+        sus = mem.susp
+        cached = self._stats.get(id(pool))
+        if cached is not None and cached[0] is pool:  # the cached pools (others()) are kept objects
+            return cached[1]
+        if not pool:
+            found = (0.0, SPREAD_FLOOR, 0.0)
+        else:
+            total = squares = 0.0
+            top = -math.inf
+            for name in pool:
+                v = sus[name]
+                total += v
+                squares += v * v
+                if v > top:
+                    top = v
+            n = len(pool)
+            mean = total / n
+            found = (mean, max(SPREAD_FLOOR, math.sqrt(max(0.0, squares / n - mean * mean))), top)
+        if len(self._stats) > 32:  # pools made for one question pile up while nothing moves
+            self._stats.clear()
+        self._stats[id(pool)] = (pool, found)
         return found
 
     def top_and_mean(self, pool: list[str]) -> tuple[float, float]:
@@ -224,8 +239,11 @@ class DayNightStrategy(Strategy):
         return [n for n in mem.seats if n in mem.partners and n in alive]
 
     def suspects_line(self, pool) -> str:
-        sus = self.sus()
-        return ", ".join(f"{n} {sus[n]:+.1f}" for n in ranking(pool, sus.__getitem__, self.display)[:3])
+        sus, display = self.sus(), self._display
+        if display is None:
+            display = self._display = priority(self.mem.seats, self.rng)
+        top = sorted(pool, key=lambda n: (-sus[n], display[n]))[:3]
+        return ", ".join(f"{n} {sus[n]:+.1f}" for n in top)
 
     def mafia_line(self) -> str:
         mates = [n for n in self.living_partners() if n != self.mem.me]
@@ -345,10 +363,23 @@ class DayNightStrategy(Strategy):
         x = self.accuse_gain * standout + self.accuse_bias + self.accuse_urgency * self.urgency(req)
         return self.rng.random() < logistic(x)
 
+    def last_yes_share(self, name: str) -> float:
+        """The share of yes in today's latest ballot on ``name`` (0 if none)."""
+        mem = self.mem
+        for b in reversed(mem.ballots):
+            if b.day != mem.day:
+                break
+            if b.accused == name:
+                voters = len(b.yes) + len(b.no)
+                return len(b.yes) / voters if voters else 0.0
+        return 0.0
+
     def tried_without_news(self, name: str) -> bool:
         """Was ``name`` tried today, and has my suspicion of him not risen since (by
         :attr:`retry_step`)? Such a charge would only get the same answer again."""
         mem = self.mem
+        if name not in mem.pub.tried_today:
+            return False
         day = mem.day
         for b in reversed(mem.ballots):
             if b.day != day:
@@ -436,7 +467,9 @@ class DayNightStrategy(Strategy):
     def mafia_wants_to_accuse(self, req: DecisionRequest, target: str) -> bool:
         """Hook: does a mafia bot accuse ``target`` on this discussion turn? As a townsperson would
         on the public case among the town, but keener (a trial of a townsperson is what it
-        wants), and undeterred by a trial the table already rejected today."""
+        wants); a trial the table rejected today is pressed again only if it came close."""
+        if self.tried_without_news(target) and self.last_yes_share(target) < self.press_share:
+            return False
         standout = self.case_against(target, None, self.others())
         x = self.accuse_gain * standout + self.accuse_bias + self.mafia_push + self.accuse_urgency * self.urgency(req)
         return self.rng.random() < logistic(x)
@@ -462,8 +495,8 @@ class DayNightStrategy(Strategy):
         return Speak(speech=text[: req.max_speech], claim=claim, floor=self.floor_for(req), thought=thought)
 
     def floor_for(self, req: DecisionRequest) -> tuple[str, ...]:
-        """As many living players who trust me (voted to spare me today) as the floor takes,
-        least suspicious first: one of them may know something that saves me."""
+        """A living player who trusts me (voted to spare me today) and whom I trust more than
+        most (the least suspicious such), or nobody: a doubtful friend's word saves nobody."""
         option = req.option("speak")
         spec = option.fields.get("floor") if option is not None else None
         if spec is None or not spec.max_items or not spec.choices:
@@ -472,8 +505,12 @@ class DayNightStrategy(Strategy):
         friends = [n for n in mem.voted_no_on(mem.me, mem.day) if n in spec.choices and n != mem.me]
         if mem.is_mafia:
             friends = [n for n in friends if n not in mem.partners]  # a partner on the floor is a tell
-        sus = self.sus()
-        return tuple(ranking(friends, lambda n: -sus[n], priority(friends, self.rng))[: spec.max_items])
+        if friends:
+            mean, _, _ = self.stats(self.others())
+            sus = mem.susp
+            friends = [n for n in friends if sus[n] < mean]
+        pick = self.least_suspicious(friends)
+        return (pick,) if pick is not None else ()
 
     def floor_speech(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -513,11 +550,11 @@ class DayNightStrategy(Strategy):
         how far the accused stands above the mean, less a share of how far the accuser does (a
         suspect's accusation is worth less), plus a bonus when the accuser is known town."""
         mem = self.mem
-        sus = self.sus()
+        sus = mem.susp
         mean, spread, _ = self.stats(pool)
         case = (sus[accused] - mean) / spread
-        if accuser is not None and accuser not in (mem.me, accused):
-            if mem.confirmed_town(accuser):
+        if accuser is not None and accuser != mem.me and accuser != accused:
+            if mem.anchor.get(accuser, 0.0) <= CONFIRMED:
                 case += self.trusted_accuser
             else:
                 case -= self.accuser_weight * (sus[accuser] - mean) / spread
@@ -547,43 +584,52 @@ class DayNightStrategy(Strategy):
         kind = req.info.get("vote", "execution")
         if accused is None:
             return Verdict(yes=False, thought="No idea what this vote is about.")
-        if kind == "charge" and self.accuser_of(accused) == mem.me:
+        if kind == "charge" and mem.last_accuser.get(accused) == mem.me:
             yes, why = True, "my own accusation"
         else:
-            if mem.is_mafia:
-                p, why = self.mafia_verdict(accused, kind)
-            else:
-                p, why = self.town_verdict(accused, kind)
-            yes = self.gut(accused) < p
+            p, why = self.mafia_verdict(accused, kind) if mem.team == "mafia" else self.town_verdict(accused, kind)
+            u = self._gut.get((mem.day, accused))
+            yes = (self.gut(accused) if u is None else u) < p
+            if why is None:  # the lean's figures: rounded here, written out only for a new Verdict
+                why = (self._lean_figure, round(p * 100))  # a percentage
         key = (kind, accused, yes, why)
         action = VERDICTS.get(key)
         if action is None:  # actions are immutable: equal votes share one instance
             if len(VERDICTS) > 4096:
                 VERDICTS.clear()
+            if isinstance(why, tuple):
+                tenths, percent = why
+                why = (
+                    f"case {tenths / 10:+.1f}, yes {percent}%"
+                    if kind == "charge"
+                    else f"{tenths / 10:.1f} below my top suspect, yes {percent}%"
+                )
             action = VERDICTS[key] = Verdict(yes=yes, thought=f"{kind} {accused}: {why}")
         return action
 
-    def lean(self, accused: str, kind: str, pool) -> tuple[float, str]:
-        """P(yes) on ``accused`` over ``pool``, and the words of the thought: on a charge from the
-        case against him; on an execution from how close he comes to my top suspect."""
+    def lean(self, accused: str, kind: str, pool) -> float:
+        """P(yes) on ``accused`` over ``pool``: on a charge from the case against him, on an
+        execution from how close he comes to my top suspect (the figure is kept for the thought)."""
         if kind == "charge":
-            case = self.case_against(accused, self.accuser_of(accused), pool)
-            p = logistic(self.verdict_gain * case + self.charge_bias)
-            return p, f"case {round(case, 1) + 0.0:+.1f}, yes {p:.0%}"
-        s = self.sus()[accused]
+            case = self.case_against(accused, self.mem.last_accuser.get(accused), pool)
+            self._lean_figure = round(case * 10)  # tenths, an int: no "-0.0", and round(x, 1) is slow
+            return logistic(self.verdict_gain * case + self.charge_bias)
+        s = self.mem.susp[accused]
         _, spread, top = self.stats(pool) if pool else (0.0, SPREAD_FLOOR, s)
-        p = logistic(self.execute_gain * (s - top + self.execute_margin) / spread)
-        return p, f"{round(top - s, 1) + 0.0:.1f} below my top suspect, yes {p:.0%}"
+        self._lean_figure = round((top - s) * 10)
+        return logistic(self.execute_gain * (s - top + self.execute_margin) / spread)
 
-    def town_verdict(self, accused: str, kind: str) -> tuple[float, str]:
+    def town_verdict(self, accused: str, kind: str) -> tuple[float, str | None]:
+        """P(yes) and why (None: the lean's figures)."""
         mem = self.mem
         if accused == mem.me:
             return 0.0, "that is me"
-        if mem.confirmed_town(accused):
+        anchor = mem.anchor.get(accused, 0.0)
+        if anchor <= CONFIRMED:
             return 0.0, "known town"
-        if mem.anchor.get(accused, 0.0) >= SURE:
+        if anchor >= SURE:
             return 1.0, "I am sure"
-        return self.lean(accused, kind, self.others())
+        return self.lean(accused, kind, self.others()), None
 
     def doomed(self, partner: str, kind: str) -> bool:
         """Is a partner going out whatever I vote (the town believes a check against him)?"""
@@ -596,7 +642,7 @@ class DayNightStrategy(Strategy):
                     return b.vote == "charge" and len(b.yes) >= 0.75 * (len(b.yes) + len(b.no))
         return False
 
-    def mafia_verdict(self, accused: str, kind: str) -> tuple[float, str]:
+    def mafia_verdict(self, accused: str, kind: str) -> tuple[float, str | None]:
         mem = self.mem
         if accused == mem.me:
             return 0.0, "that is me"
@@ -609,8 +655,7 @@ class DayNightStrategy(Strategy):
         # where the town says no is the loudest tell a mafia bot can give), leaning a little to yes
         if mem.confirmed_town(accused):
             return 0.0, "known town"
-        p, why = self.lean(accused, kind, self.others())
-        return logistic(logit(p) + self.mafia_lean), why
+        return logistic(logit(self.lean(accused, kind, self.others())) + self.mafia_lean), None
 
     def vote(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
