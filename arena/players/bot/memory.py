@@ -101,6 +101,7 @@ class PublicRecord:
         self.seats = seats
         self.first = first  # None: a bot's stand-in until it sees its first public event
         self.seq = 0  # the last public event folded in
+        self.changes = 0  # events folded that may replace a field memories mirror (MIRRORED)
         self.alive: set[str] = set(seats)
         self.alive_version = 0
         self.facts = 0  # bumped when a fact that anchors rest on changes (a death, a claim)
@@ -126,6 +127,8 @@ class PublicRecord:
 
     def fold(self, e: Event) -> None:
         self.seq = e.seq
+        if e.type in MIRRORED:
+            self.changes += 1
         handler = PUBLIC_HANDLERS.get(e.type)
         if handler is not None:
             handler(self, e)
@@ -330,7 +333,7 @@ class Memory:
         self.cursor = 0
         self.pub = PublicRecord(self.seats, None)  # until the first public event names the table
         self.seen = 0  # the latest public event this memory has read
-        self.mirrored = -1  # ``seen`` when the public fields were last mirrored
+        self.mirrored = -1  # the record's ``changes`` when the public fields were last mirrored
         self._bind()
         self.detached = False  # reads a record of its own (see _detach)
         self.role = ""
@@ -384,7 +387,7 @@ class Memory:
             self.seen = seen
             if pub.seq > seen:
                 self._detach(view)
-            if self.mirrored != self.seen:
+            if self.mirrored != pub.changes:
                 self._mirror()
         self._sync()
 
@@ -392,7 +395,7 @@ class Memory:
         """Copy the record's :data:`PUBLIC_FIELDS` that a new event may have replaced (numbers,
         and the containers a new day starts afresh); the others only change in place."""
         pub = self.pub
-        self.mirrored = self.seen
+        self.mirrored = pub.changes
         self.alive, self.day, self.night, self.on_trial = pub.alive, pub.day, pub.night, pub.on_trial
         self.mornings, self.kill_mornings, self.blind = pub.mornings, pub.kill_mornings, pub.blind
         self.accusers_today, self.last_accuser = pub.accusers_today, pub.last_accuser
@@ -756,6 +759,9 @@ HANDLERS = {
     "channel_result": Memory._on_channel_result,
     "action": Memory._on_action,
 }
+#: public event types after which a memory mirrors the record's fields again (a vote or a speech
+#: changes none of the fields ``Memory._mirror`` copies; a nomination is an accusation)
+MIRRORED = frozenset({"day", "night", "morning", "death", "accusation", "trial", "charged", "speech"})
 #: public events a bot also reacts to on its own (the record folds them in for everyone)
 ON_PUBLIC = {
     "night": Memory._on_night,
