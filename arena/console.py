@@ -23,6 +23,7 @@ from arena.engine.wording import (
     and_list,
     claim_text,
     describe_action,
+    fate_text,
     names_or_nobody,
     plain_action,
     private_line,
@@ -67,9 +68,11 @@ class Printer:
 
 
 def fate(game: Game, name: str) -> str:
+    """"alive", or how and when the seat died ("killed by the mafia on night 1"): the truth, for the end."""
     for death in game.deaths:
         if death.player == name:
-            return f"died day {death.day} ({death.cause})"
+            phase = next((e.phase for e in game.log if e.type == "death" and e.data.get("player") == name), "")
+            return fate_text(death.cause, death.day, phase)
     return "alive"
 
 

@@ -217,3 +217,32 @@ def private_line(event: Event) -> str | None:
         shots = ", ".join(f"{m}→{target or 'holds fire'}" for m, target in data.get("shots", {}).items())
         return f"[{who}] shots: {shots}; victim: {data.get('victim') or 'nobody'}"
     return f"[{who}] {fallback_line(event)}"
+
+
+# ---- deaths ---------------------------------------------------------------------------------------
+#: phases in which a death is a night's (the variants' night steps and their dawns)
+NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
+#: a death's cause (``Death.cause``, the truth) -> what happened, in words
+DEATH_VERBS = {
+    "execution": "executed",
+    "vote": "voted out",
+    "lot": "executed by lot",
+    "arrest": "arrested",
+    "mafia": "killed by the mafia",
+    "maniac": "killed by the maniac",
+    "mistress": "died with the mistress",
+    "night": "killed",
+    "kill": "killed",
+    "simultaneous": "killed in a simultaneous kill",
+}
+
+
+def fate_text(cause: str, day: int, phase: str) -> str:
+    """A death in the variant's own numbering: "killed by the mafia on night 1", "executed on day 2".
+
+    ``day`` is the death's ``game.day`` and ``phase`` the phase it happened in (the ``death``
+    event's): night N is the night numbered N by the variant (classic: after day N, its first
+    night is 0; cove: before day N), so the words match the game's "Night N" headings.
+    """
+    verb = DEATH_VERBS.get(cause, f"died ({cause.replace('_', ' ')})")
+    return f"{verb} on {'night' if phase in NIGHT_PHASES else 'day'} {day}"
