@@ -127,6 +127,10 @@ def autopilot(seed: int) -> Keys:
         if prompt == "say> ":
             said += 1
             return rng.choice(["", f"HUMAN-SAYS-{said}", "I trust nobody."])
+        if prompt == "claim> ":  # roles are lower case, seats capitalised
+            roles = [w for w in words if w.islower() and w not in ("mafia", "not mafia", "none")] or ["mafia"]
+            seats = [w for w in words if w[:1].isupper()]
+            return rng.choice(["", "", f"{rng.choice(roles)}: {rng.choice(seats)} mafia", "cop: Zed", "none"])
         roll = rng.random()
         if roll < 0.1:
             return rng.choice(["zzz", "Nobody Here", "99", "0", "help", "log", "table", "say hi"])
@@ -275,7 +279,7 @@ def test_menus_take_numbers_names_any_case_and_prefixes_and_say_why_not() -> Non
 def test_a_wrong_target_is_asked_again_and_the_words_are_kept() -> None:
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=typed("My honest words.", "Zed", "ann", "bob"))
+    me = HumanPlayer("Ann", console=console, keyboard=typed("My honest words.", "", "Zed", "ann", "bob"))
     action = asyncio.run(me.decide(request, game.view("Ann"), None))
     assert action == Speak(speech="My honest words.", accuse="Bob")
     screen = screen_of(console)
@@ -286,7 +290,7 @@ def test_a_wrong_target_is_asked_again_and_the_words_are_kept() -> None:
 def test_a_rejected_answer_shows_the_engine_reason_and_enter_keeps_the_words() -> None:
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=typed("First words.", "", "", "2"))
+    me = HumanPlayer("Ann", console=console, keyboard=typed("First words.", "", "", "", "", "2"))
     view = game.view("Ann")
     first = asyncio.run(me.decide(request, view, None))
     again = asyncio.run(me.decide(request, view, "a reason the engine gave"))
@@ -368,7 +372,7 @@ def test_end_of_input_means_quit() -> None:
 def test_help_and_log_answer_and_ask_again() -> None:
     game, request = first_request("cove", 2, "Ann", "speeches", 8)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=typed("help", "log", "Hello.", "2"))
+    me = HumanPlayer("Ann", console=console, keyboard=typed("help", "log", "Hello.", "", "2"))
     me.variant = "cove"
     action = asyncio.run(me.decide(request, game.view("Ann"), None))
     assert action.speech == "Hello." and action.nominate is not None
@@ -440,7 +444,8 @@ def transcript_of(tmp_path: Path):
 def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
     child = spawn(tmp_path, "classic", "--seed", "3", "--human", "ann")
     slips = {"accuse": ["Zed", "ann", "c\t"], "verdict": ["maybe"], "kill": ["Ann"], "say": ["help"]}  # c, Tab: Cid
-    good = {"say": "I am just a citizen, trust me.", "accuse": "2", "verdict": "yes", "kill": "1", "check": "1", "floor": ""}
+    good = {"say": "I am just a citizen, trust me.", "claim": "", "accuse": "2", "verdict": "yes", "kill": "1", "check": "1"}
+    good["floor"] = ""
     asked = []
     while child.expect([PROMPT, pexpect.EOF]) == 0:
         prompt = child.match.group(1)

@@ -22,10 +22,23 @@ from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import KINDS, ActionBase, DecisionRequest, FieldSpec, Game, View
+from arena.engine.actions import Claim
+from arena.engine.events import PUBLIC
 from arena.players.base import StopGame
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
-from .menu import Entry, completions, field_entries, match, match_many, move_entries, norm, split_words
+from .menu import (
+    Entry,
+    claim_words,
+    completions,
+    field_entries,
+    match,
+    match_many,
+    move_entries,
+    norm,
+    parse_claim,
+    split_words,
+)
 from .screen import Knowledge, event_line, help_text, lines_of, menu_lines, print_night_report, status_panel
 
 __all__ = ["HumanPlayer", "print_night_report", "seat_human"]
@@ -40,6 +53,8 @@ class Draft:
 
     speech: str | None = None  # the words of a speech (kind speak)
     words: str | None = None  # words going with another move (beats)
+    claim: Claim | None = None  # the structured claim going with a speech
+    claim_asked: bool = False
 
 
 class HumanPlayer:
@@ -63,6 +78,7 @@ class HumanPlayer:
         self.keyboard: Keyboard = keyboard or TerminalKeyboard()
         self.know = Knowledge(name)
         self.variant: str | None = None
+        self.roles: tuple[str, ...] = ()
         self.options: dict[str, Any] = {}
         self.quit_reason = f"{name} quit the game"
         self._view: View | None = None
@@ -83,6 +99,7 @@ class HumanPlayer:
         if self._view is None:
             self._view = game.view(self.name)
             self.variant = game.name
+            self.roles = tuple(game.roles)
             self.options = game.options.model_dump(mode="json")
         self._start()
         self._catch_up(self._view)
@@ -123,6 +140,8 @@ class HumanPlayer:
     async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase:
         if self._view is None:
             self._view = view
+        if self.variant is None:  # not an observer (yet): the card's event names the variant
+            self.variant = next((e.data.get("variant") for e in view.events if e.type == "role"), None)
         self._start()
         self._catch_up(view)
         if self._quitting:
@@ -162,6 +181,8 @@ class HumanPlayer:
             values.update(await self._fill(request, entry, draft, again))
         if entry.kind == "speak":
             values["speech"] = draft.speech or ""
+            if draft.claim is not None:
+                values["claim"] = draft.claim
         elif draft.words:
             values["speech"] = draft.words
         return KINDS[entry.kind](**values)
@@ -213,6 +234,9 @@ class HumanPlayer:
         assert option is not None
         if entry.kind == "speak" and (draft.speech is None or again):
             draft.speech = await self._ask_speech(request, draft.speech)
+        if entry.kind == "speak" and self._claims_allowed(request) and (not draft.claim_asked or again):
+            draft.claim = await self._ask_claim(request, draft.claim)
+            draft.claim_asked = True
         values: dict[str, Any] = {}
         for name, spec in option.fields.items():
             if name == "floor":
@@ -234,6 +258,41 @@ class HumanPlayer:
                 self._complain(f"that is {len(line)} characters; the limit is {request.max_speech} (↑ recalls it)")
                 continue
             return line
+
+    def _claims_allowed(self, request: DecisionRequest) -> bool:
+        """A claim goes with a public speech of a day/night game (McKay's games have no claims)."""
+        return request.talk == PUBLIC and request.group not in ("beat", "soliloquy") and bool(self._roles())
+
+    def _roles(self) -> tuple[str, ...]:
+        """The variant's cards, the claimable roles (public rules, like the rulebook)."""
+        if not self.roles and self.variant is not None:
+            from arena.variants import VARIANTS
+
+            cls = VARIANTS.get(self.variant)
+            self.roles = tuple(cls.roles) if cls is not None else ()
+        return self.roles
+
+    async def _ask_claim(self, request: DecisionRequest, kept: Claim | None) -> Claim | None:
+        """The claim step: a role and check results the bots read, as they read each other's."""
+        roles = self._roles()
+        example = f"{roles[-1] if roles[-1] != 'mafia' else roles[0]}: {self._example_seat(request)} mafia"
+        enter = f"Enter keeps: {claim_words(kept)}" if kept is not None else "Enter for no claim"
+        self.console.print(Text(f"Claim a card or what you learned? e.g. '{example}' ({enter}):", style="bold"))
+        words = [*roles, *request.seats, "mafia", "not mafia", "none"]
+        while True:
+            line = await self._read("claim> ", words)
+            if not line and kept is not None:
+                return kept
+            found = parse_claim(line, roles, request.seats, self.name)
+            if isinstance(found, str):
+                self._complain(found)
+                continue
+            if found is not None:
+                self.console.print(Text(f"Your claim: {claim_words(found)}.", style="dim"))
+            return found
+
+    def _example_seat(self, request: DecisionRequest) -> str:
+        return next((n for n in request.alive if n != self.name), self.name)
 
     async def _ask_field(self, request: DecisionRequest, kind: str, name: str, spec: FieldSpec) -> Any:
         entries = field_entries(kind, name, spec)
