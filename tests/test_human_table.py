@@ -6,19 +6,25 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
 from arena.config import DEFAULT_NAMES
-from arena.engine import Decision, DecisionRequest, Game
-from arena.engine.actions import Claim
+from arena.engine import ActionBase, Decision, DecisionRequest, Game
+from arena.engine.actions import Claim, DeclareCop, Kill, Pass
+from arena.orchestrator import run
+from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer
 from arena.players.human.keyboard import Key
 from arena.players.human.menu import parse_claim
+from arena.replay import replay
+from arena.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS
+from arena.wallclock import ClockError, ThinkTime, WallClock
 
 
 # ---- helpers ----------------------------------------------------------------------------------------------
@@ -116,3 +122,124 @@ def test_the_claim_step_re_asks_completes_and_goes_with_the_speech() -> None:
     game.resolve([Decision(request, action)])
     speech = next(e for e in reversed(game.log) if e.type == "speech" and e.actor == "Ann")
     assert speech.to is None and speech.data["claim"] == {"role": "inspector", "checks": {"Bob": "mafia"}}
+
+
+# ---- 5. McKay's games on the wall clock -------------------------------------------------------------------
+class Timed:
+    """An async seat (a person, a model) that answers after ``delay`` seconds with ``moves`` in turn
+    (then passes): its arrival time is real."""
+
+    def __init__(self, name: str, delay: float, moves: Sequence[ActionBase]) -> None:
+        self.name = name
+        self.delay = delay
+        self.moves = list(moves)
+        self.beats: list[Any] = []
+
+    async def decide(self, request: DecisionRequest, view: Any, feedback: str | None) -> ActionBase:
+        await asyncio.sleep(self.delay)
+        return self.moves.pop(0) if self.moves else Pass()
+
+    def beat_started(self, beat: Any) -> None:
+        self.beats.append(beat)
+
+
+class Instant(SyncPlayer):
+    """An instant seat playing ``moves`` in turn, then passing: the clock gives it a think time."""
+
+    def __init__(self, name: str, moves: Sequence[ActionBase]) -> None:
+        super().__init__(name)
+        self.moves = list(moves)
+
+    def decide_now(self, request: DecisionRequest, view: Any, feedback: str | None) -> ActionBase:
+        return self.moves.pop(0) if self.moves else Pass()
+
+
+def duel(options: dict[str, Any] | None = None, seed: int = 4) -> Game:
+    return VARIANTS["duel"](["Ann", "Bob"], {"hands": 1, "beats": 3, **(options or {})}, seed)
+
+
+def timed_game(game: Game, players: dict[str, Any], clock: WallClock | None, observers: Sequence[Any] = ()) -> Game:
+    return asyncio.run(run(game, players, list(observers), clock=clock))
+
+
+def test_a_quick_person_beats_a_slow_bot_and_a_slow_person_loses_to_a_quick_one() -> None:
+    beat = 0.6
+    quick = Timed("Ann", 0.05, [Kill(target="Bob")])
+    slow_bot = Instant("Bob", [Kill(target="Ann")])
+    game = timed_game(duel(), {"Ann": quick, "Bob": slow_bot}, WallClock(beat, seed=1, think={"Bob": ThinkTime(0.3, 0.4)}))
+    assert [(d.player, d.cause) for d in game.deaths] == [("Bob", "kill")]  # Ann's kill came first: Bob never spoke
+    ann, bob = (next(e for e in game.log if e.type == "action" and e.actor == n) for n in ("Ann", "Bob"))
+    assert 0.05 <= ann.data["at"] < 0.3 <= bob.data["at"] <= 0.4  # the times are on the record
+    void = next(e for e in game.log if e.type == "kill_void")
+    assert void.actor == "Bob" and void.to == frozenset() and "Ann came first" in void.data["reason"]
+
+    slow = Timed("Ann", 0.35, [Kill(target="Bob")])
+    quick_bot = Instant("Bob", [Kill(target="Ann")])
+    game = timed_game(duel(), {"Ann": slow, "Bob": quick_bot}, WallClock(beat, seed=1, think={"Bob": ThinkTime(0.05, 0.1)}))
+    assert [(d.player, d.cause) for d in game.deaths] == [("Ann", "kill")]
+
+    untimed = timed_game(
+        duel(), {"Ann": Timed("Ann", 0, [Kill(target="Bob")]), "Bob": Instant("Bob", [Kill(target="Ann")])}, None
+    )
+    assert sorted(d.cause for d in untimed.deaths) == ["simultaneous", "simultaneous"]  # no clock: today's rule
+
+
+def test_a_declaration_is_first_come_by_the_clock_and_says_so() -> None:
+    quick = Timed("Ann", 0.02, [DeclareCop(position=1)])
+    bot = Instant("Bob", [DeclareCop(position=2)])
+    game = timed_game(duel(), {"Ann": quick, "Bob": bot}, WallClock(0.5, seed=2, think={"Bob": ThinkTime(0.2, 0.2)}))
+    declared = next(e for e in game.log if e.type == "cop_declared")
+    void = next(e for e in game.log if e.type == "declaration_void")
+    assert declared.actor == "Ann" and void.actor == "Bob"
+    assert void.data["reason"] == "Ann came first: 0.0 s into the beat, Bob at 0.2 s"
+
+
+def test_a_beat_nobody_answers_in_passes_at_its_end_and_everyone_is_told_of_it() -> None:
+    ann = Timed("Ann", 5.0, [])  # far slower than the beat
+    bob = Instant("Bob", [])
+    game = duel({"beats": 2})
+    timed_game(game, {"Ann": ann, "Bob": bob}, WallClock(0.15, seed=3, think={"Bob": ThinkTime(1.0, 1.0)}))
+    passes = [e for e in game.log if e.type == "action"]
+    assert passes and all(e.data["action"].kind == "pass" and e.data["at"] == 0.15 for e in passes)
+    assert game.finished and game.log[-2].data["reason"] == "time"
+    assert [b.label for b in ann.beats] == ["Hand 1, beat 1 of 2", "Hand 1, beat 2 of 2"]
+    assert all(b.players == ("Ann", "Bob") and b.ends - b.started == pytest.approx(0.15) for b in ann.beats)
+
+
+def test_a_think_time_is_seeded_per_seat() -> None:
+    a, b = WallClock(10, seed=7), WallClock(10, seed=7)
+    first = [a.think_time("Bob") for _ in range(5)]
+    b.think_time("Cid")  # another seat's draw changes nothing for Bob
+    assert first == [b.think_time("Bob") for _ in range(5)]
+    assert all(2 <= t <= 8 for t in first)  # 20-80 % of the beat by default
+    assert ThinkTime.parse("2-6") == ThinkTime(2, 6) and ThinkTime.parse("3") == ThinkTime(3, 3)
+    with pytest.raises(ClockError):
+        ThinkTime.parse("6-2")
+
+
+def record(tmp_path: Path, game: Game, players: dict[str, Any], clock: WallClock) -> Any:
+    writer = TranscriptWriter(tmp_path / f"{game.name}.jsonl", game, dict.fromkeys(game.seats, "bot"))
+    timed_game(game, players, clock, [writer])
+    writer.close(game)
+    return read_transcript(writer.path)
+
+
+def test_a_timed_game_replays_exactly_from_its_transcript(tmp_path: Path) -> None:
+    game = VARIANTS["duel3"](["Ann", "Bob", "Cid"], {"hands": 2, "beats": 3}, 11)
+    players = {"Ann": Timed("Ann", 0.01, [Kill(target="Bob")]), "Bob": BotPlayer("Bob", 11), "Cid": BotPlayer("Cid", 11)}
+    transcript = record(tmp_path, game, players, WallClock(0.2, seed=11))
+    times = [e["data"]["at"] for e in transcript.events if e["type"] == "action"]
+    assert len(times) > 6 and all(0 <= t <= 0.2 for t in times)
+    assert replay(transcript).ok
+
+
+def test_a_replay_follows_the_recorded_times(tmp_path: Path) -> None:
+    """The same answers at other times make another game: a replay must use the times."""
+    players = {"Ann": Timed("Ann", 0.01, [Kill(target="Bob")]), "Bob": Instant("Bob", [Kill(target="Ann")])}
+    transcript = record(tmp_path, duel(), players, WallClock(0.5, seed=1, think={"Bob": ThinkTime(0.1, 0.1)}))
+    assert transcript.summary["deaths"][0]["player"] == "Bob" and replay(transcript).ok
+    for event in transcript.events:
+        if event["type"] == "action" and event["actor"] == "Ann":
+            event["data"]["at"] = 0.3  # after Bob's kill
+    result = replay(transcript)
+    assert not result.ok and "Ann" in (result.difference or "")
