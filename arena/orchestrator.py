@@ -110,7 +110,7 @@ async def run(
     views = _views(game, players)
     _notify(observers, game)
     loop = asyncio.get_running_loop()
-    watchers = [w for w in (*players.values(), *observers) if hasattr(w, "beat_started")]
+    watchers = list({id(w): w for w in (*players.values(), *observers) if hasattr(w, "beat_started")}.values())
     holders = [o for o in observers if hasattr(o, "hold")]
 
     async def settle_in_beat(request: DecisionRequest, beat: Beat) -> Decision:

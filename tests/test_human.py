@@ -38,6 +38,7 @@ from arena.variants import VARIANTS
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 PROMPT = r"\n([a-z][a-z-]*)> "
+TIMED_PROMPT = r"\n(?:\[ ?\d+s\] )?([a-z][a-z-]*)> "  # a question on the clock shows the seconds left
 
 
 # ---- in-process helpers ---------------------------------------------------------------------------
@@ -52,7 +53,7 @@ class Keys:
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Any) -> None:
         self.on_interrupt = on_interrupt
 
-    async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+    async def read(self, prompt: str, words: Sequence[str] = (), **_: Any) -> str | Key:
         await asyncio.sleep(0)  # a person takes a moment: the loop runs the other seats
         self.prompts.append(prompt)
         if len(self.prompts) > 50_000:
@@ -323,7 +324,7 @@ def test_silent_decisions_refuse_words() -> None:
 
 def test_out_of_time_forfeits_to_the_default_with_a_notice() -> None:
     class Never(Keys):
-        async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+        async def read(self, prompt: str, words: Sequence[str] = (), **_: Any) -> str | Key:
             self.waiting = True
             await asyncio.Event().wait()
             return ""
@@ -474,12 +475,13 @@ def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
 
 
 def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
+    """On the wall clock: 3-second beats, the bot answering 2 s into each, the person at once."""
     config = tmp_path / "duel.toml"
     config.write_text("players = 2\n[options]\nhands = 2\nbeats = 3\n")
     out = tmp_path / "games"
-    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config))
+    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config), "--beat-seconds", "3", "--think", "2")
     first = ["zzz", "say I am the cop", "declare 9", "declare 1"]
-    while child.expect([PROMPT, pexpect.EOF]) == 0:
+    while child.expect([TIMED_PROMPT, pexpect.EOF]) == 0:
         child.sendline(first.pop(0) if first else "")
     child.close()
     screen = shown(child)
@@ -487,6 +489,7 @@ def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
     playing, _, after = screen.partition("Result: ")
     assert "[you] card: mafia (mafia)" in playing and "── Hand 1 of 2 ── 3 beats" in playing
     assert "Hand 1 · beat · 3 of 3 beats left" in playing  # the clock
+    assert "Hand 1, beat 1 of 3 · 3 s · you and Bob may act" in playing  # the wall clock
     assert "✗ 'zzz' is not one of the choices: type a number (1-6) or a name" in playing
     assert "✗ 'declare 9' is not one of the choices" in playing
     assert "Hand 1 — Ann (beat): 'I am the cop'" in playing and "Ann declares cop and looks at card 1." in playing

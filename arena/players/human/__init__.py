@@ -12,6 +12,7 @@ of input ask once and then stop the game with :class:`~arena.orchestrator.StopGa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,8 @@ from rich.text import Text
 from arena.engine import KINDS, ActionBase, DecisionRequest, FieldSpec, Game, View
 from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
-from arena.players.base import StopGame
+from arena.engine.wording import and_list
+from arena.players.base import Beat, StopGame
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
@@ -39,11 +41,23 @@ from .menu import (
     parse_claim,
     split_words,
 )
-from .screen import Knowledge, event_line, help_text, lines_of, menu_lines, print_night_report, status_panel
+from .screen import (
+    Knowledge,
+    event_line,
+    for_people,
+    help_text,
+    lines_of,
+    menu_lines,
+    nomination_tally,
+    print_night_report,
+    recap,
+    status_panel,
+)
 
 __all__ = ["HumanPlayer", "print_night_report", "seat_human"]
 
 COMMAND_WORDS = ("help", "log", "table", "quit")
+PART_HEADINGS = frozenset(("day", "night"))  # after the person's death, the rest pauses before each
 PRIVATE = "magenta"
 
 
@@ -92,6 +106,16 @@ class HumanPlayer:
         self._deadlines: dict[int, float] = {}
         self._request: DecisionRequest | None = None
         self._entries: list[Entry] = []
+        # after the person's death (day/night games): the rest is shown a day or night at a time
+        self._watching = False
+        self._paused = False
+        self._skipping = False
+        self._first_pause = True
+        self._part_lines = 0  # lines shown since the last pause
+        self._beat: Beat | None = None  # the beat on the wall clock (McKay's games)
+        self._deadline: float | None = None  # when the question being asked is withdrawn (loop time)
+        self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
+        self._last_question: str | None = None
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -109,20 +133,55 @@ class HumanPlayer:
     def _catch_up(self, view: View) -> None:
         events = view.since(self._shown)
         if self._shown == 0 and events:
-            self.console.print(
-                Text(f"You are {self.name}. Type help at any prompt for the rules and the commands.", style="bold green")
-            )
+            self._out(Text(f"You are {self.name}. Type help at any prompt for the rules and the commands.", style="bold green"))
         for event in events:
+            if self._paused:  # after the person's death: the rest comes a part at a time (hold)
+                return
+            if self._watching and event.type in PART_HEADINGS and self._part_lines:
+                self._paused = True  # stop before the next day or night: Enter shows it
+                return
+            self._shown += 1
             self.know.learn(event)
             if event.type == "hand":
                 self._day_word = "Hand"
             line = event_line(event, self.name, self._day_word)
-            if line is not None:
-                self.console.print(Text(*line), highlight=False, soft_wrap=True)
+            if line is not None and not self._skipping:
+                self._print(Text(*line))
+                self._part_lines += 1
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
-                out = "for the rest of this hand" if self._day_word == "Hand" else "for the rest of the game"
-                self.console.print(Text(f"You are out {out}; you keep watching.", style="bold red"))
-        self._shown += len(events)
+                if self._day_word == "Hand":
+                    self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))
+                else:
+                    self._print(Text("You are out for the rest of the game.", style="bold red"))
+                    self._watching, self._paused = True, True  # hold() asks how to go on
+
+    def _print(self, text: Any) -> None:
+        """One line of the table, wrapped at word boundaries to the terminal's width."""
+        self._out(text, highlight=False, soft_wrap=not self.console.is_terminal)
+
+    def _out(self, *things: Any, **kwargs: Any) -> None:
+        """Print above the question being asked, if one is open (the keyboard redraws it below)."""
+        above = getattr(self.keyboard, "above_prompt", None)
+        with above() if above is not None else contextlib.nullcontext():
+            self.console.print(*things, **kwargs)
+
+    async def hold(self, game: Game) -> None:
+        """After the person's death, page the rest of the game: Enter for the next day or night,
+        q for the result; the game waits meanwhile (the orchestrator awaits this between steps)."""
+        while self._paused:
+            if self._first_pause:
+                question = "Enter to watch the rest, or q to skip to the result."
+                self._first_pause = False
+            else:
+                question = "Enter for more, or q to skip to the result."
+            self._print(Text(question, style="bold"))
+            line = norm(await self._read("watch> "))
+            self._paused, self._part_lines = False, 0
+            if line in ("q", "skip", "s"):
+                self._skipping = True
+                self._print(Text("Skipping to the result…", style="dim"))
+            assert self._view is not None
+            self._catch_up(self._view)
 
     def _start(self) -> None:
         """Bind to the running loop once: the keyboard thread and the Ctrl-C handler."""
@@ -154,21 +213,50 @@ class HumanPlayer:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)
             self._show_kept(draft)
-        answer = self._answer(request, draft, again=feedback is not None)
-        if self.timeout is None:
-            action = await answer
-        else:
-            loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
+        deadline = None
+        if self.timeout is not None:
             deadline = self._deadlines.setdefault(request.id, loop.time() + self.timeout)
-            try:
-                action = await asyncio.wait_for(answer, max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                self.console.print(
-                    Text(f"\nTime is up ({self.timeout:g} s): the default answer is played for you.", style="bold yellow")
-                )
-                raise
+        beat = self._beat_of(request)
+        if beat is not None:  # the runner withdraws the question when the beat is over
+            deadline = beat.ends if deadline is None else min(deadline, beat.ends)
+        self._deadline = deadline
+        answer = self._answer(request, draft, again=feedback is not None)
+        try:
+            if self.timeout is None:
+                action = await answer
+            else:
+                try:
+                    action = await asyncio.wait_for(answer, max(0.0, self._deadlines[request.id] - loop.time()))
+                except TimeoutError:
+                    self._print(
+                        Text(f"Time is up ({self.timeout:g} s): the default answer is played for you.", style="bold yellow")
+                    )
+                    raise
+        finally:
+            self._deadline = None
         self._deadlines.pop(request.id, None)
         return action
+
+    # ---- the wall clock (McKay's games with a person at the table) ---------------------------------
+    def beat_started(self, beat: Beat) -> None:
+        """The runner starts a beat: show it, how long it lasts and who may act."""
+        self._start()
+        if self._view is not None:
+            self._catch_up(self._view)  # what the last beat did comes first
+        self._beat = beat
+        others = [n for n in beat.players if n != self.name]
+        if self.name in beat.players:
+            who = "you" + (f" and {and_list(others)}" if others else "") + " may act"
+        else:
+            who = f"{and_list(others)} may act" if others else "nobody may act"
+        self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
+
+    def _beat_of(self, request: DecisionRequest) -> Beat | None:
+        beat = self._beat
+        if beat is None or request.player not in beat.players or request.clock is None or request.clock.unit != "beat":
+            return None
+        return beat
 
     async def _answer(self, request: DecisionRequest, draft: Draft, again: bool) -> ActionBase:
         entries = self._entries
@@ -223,7 +311,7 @@ class HumanPlayer:
             if request.option("speak") is not None:
                 draft.speech = words
             said = f"'{words}'" if words else "nothing"
-            self.console.print(Text(f"Your words: {said}; they go with your answer.", style="dim"))
+            self._out(Text(f"Your words: {said}; they go with your answer.", style="dim"))
 
     async def _fill(self, request: DecisionRequest, entry: Entry, draft: Draft, again: bool) -> dict[str, Any]:
         """A speech and its fields (accuse, nominate, floor), one prompt each.
@@ -249,7 +337,7 @@ class HumanPlayer:
         talk = request.talk or "all"
         audience = "everyone" if talk == "all" else f"the {talk.removeprefix('team:')} only"
         enter = f"Enter keeps: '{kept}'" if kept else "Enter for silence"
-        self.console.print(Text(f"Your words to {audience} ({enter}):", style="bold"))
+        self._out(Text(f"Your words to {audience} ({enter}):", style="bold"))
         while True:
             line = await self._read("say> ", list(request.seats))
             if not line and kept:
@@ -277,7 +365,7 @@ class HumanPlayer:
         roles = self._roles()
         example = f"{roles[-1] if roles[-1] != 'mafia' else roles[0]}: {self._example_seat(request)} mafia"
         enter = f"Enter keeps: {claim_words(kept)}" if kept is not None else "Enter for no claim"
-        self.console.print(Text(f"Claim a card or what you learned? e.g. '{example}' ({enter}):", style="bold"))
+        self._out(Text(f"Claim a card or what you learned? e.g. '{example}' ({enter}):", style="bold"))
         words = [*roles, *request.seats, "mafia", "not mafia", "none"]
         while True:
             line = await self._read("claim> ", words)
@@ -288,7 +376,7 @@ class HumanPlayer:
                 self._complain(found)
                 continue
             if found is not None:
-                self.console.print(Text(f"Your claim: {claim_words(found)}.", style="dim"))
+                self._out(Text(f"Your claim: {claim_words(found)}.", style="dim"))
             return found
 
     def _example_seat(self, request: DecisionRequest) -> str:
@@ -302,8 +390,11 @@ class HumanPlayer:
             return entries[0].fields[name]
         question = {"accuse": "Accuse someone?", "nominate": "Nominate one player:"}.get(name, f"{name.capitalize()}:")
         enter = " (Enter for nobody)" if spec.nullable else ""
-        self.console.print(Text(question + enter, style="bold"))
-        self.console.print(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        tally = nomination_tally(self._view.events) if name == "nominate" and self._view is not None else None
+        if tally:
+            self._print(Text.assemble(("Nominations so far: ", "bold"), tally))
+        self._out(Text(question + enter, style="bold"))
+        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read(f"{name}> ", completions(request, entries))
             if not line and spec.nullable:
@@ -322,8 +413,8 @@ class HumanPlayer:
         most = spec.max_items
         if not entries or most == 0:
             return ()
-        self.console.print(Text(f"Hand the floor to up to {most} players, in order (Enter for nobody):", style="bold"))
-        self.console.print(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        self._out(Text(f"Hand the floor to up to {most} players, in order (Enter for nobody):", style="bold"))
+        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read("floor> ", completions(request, entries))
             if not line:
@@ -345,11 +436,12 @@ class HumanPlayer:
             assert isinstance(item, str)
             command = norm(item).lstrip("/")
             if command in ("help", "?"):
-                self.console.print(help_text(self.variant, self.options))
+                self._out(help_text(self.variant, self.options))
             elif command == "log":
                 self._print_log()
             elif command == "table":
                 if self._request is not None:
+                    self._last_question, self._last_menu = None, ()
                     self._show(self._request)
             elif command in ("quit", "exit"):
                 await self._maybe_quit(None)
@@ -361,28 +453,30 @@ class HumanPlayer:
         async with self._lock:
             if self._quitting:
                 raise StopGame(self.quit_reason)
-            return await self.keyboard.read(prompt, words)
+            if self._deadline is None:
+                return await self.keyboard.read(prompt, words)
+            return await self.keyboard.read(prompt, words, deadline=self._deadline)
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
         """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
         if await self._confirm_quit(trigger):
             self._quitting = True
             raise StopGame(self.quit_reason)
-        self.console.print(Text("Back to the game.", style="dim"))
+        self._out(Text("Back to the game.", style="dim"))
 
     async def _confirm_quit(self, trigger: Key | None) -> bool:
         if trigger is EOF:
-            self.console.print(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
+            self._out(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
             return True
         answer = await self._raw("Quit the game? [y/N] ")
         if isinstance(answer, Key):
-            self.console.print()
+            self._out()
             return True
         return norm(answer) in ("y", "yes")
 
     def _on_interrupt(self) -> None:
         """Ctrl-C: answered by the prompt on screen, else asked between turns."""
-        self.console.print()
+        self._out()
         if self.keyboard.waiting:
             self.keyboard.interrupt()
         elif self._asking_quit is None and not self._quitting and self._loop is not None:
@@ -392,9 +486,9 @@ class HumanPlayer:
         try:
             if await self._confirm_quit(INTERRUPT):
                 self._quitting = True
-                self.console.print(Text("Stopping the game…", style="bold yellow"))
+                self._out(Text("Stopping the game…", style="bold yellow"))
             else:
-                self.console.print(Text("Back to the game.", style="dim"))
+                self._out(Text("Back to the game.", style="dim"))
         except StopGame:
             pass
         finally:
@@ -411,36 +505,48 @@ class HumanPlayer:
 
     # ---- printing -------------------------------------------------------------------------------
     def _show(self, request: DecisionRequest, *, panel: bool = True) -> None:
-        if panel:
-            self.console.print(status_panel(request, self.know))
-        self.console.print(Text(request.question, style="bold"))
+        """The table, the question and the menu; in a run of beats only what changed since the
+        last beat (the beat's line already says which one it is), so a person reads it in time."""
         entries = self._entries
-        if not (len(entries) == 1 and entries[0].ask_fields):
-            self.console.print(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        labels = tuple(e.label for e in entries)
+        question = for_people(request.question)
+        beat = request.group == "beat"
+        if beat and question.startswith("Hand ") and ". " in question:
+            question = question.split(". ", 2)[-1]  # "Hand 1 of 10, beat 3 of 12. " is the beat's line
+        first_beat = not beat or request.clock is None or request.clock.left == request.clock.total
+        if panel and (first_beat or self._last_question is None):
+            self._print(status_panel(request, self.know))
+        if not beat or first_beat or question != self._last_question or not panel:
+            self._print(Text(question, style="bold"))
+        for line in recap(request, self._view.events if self._view is not None else ()):
+            self._print(line)
+        if not (len(entries) == 1 and entries[0].ask_fields) and (not beat or labels != self._last_menu or not panel):
+            self._out(Columns(menu_lines(list(labels)), padding=(0, 2)))
+        self._last_question, self._last_menu = (question, labels) if beat else (None, ())
         hints = [] if len(entries) == 1 and entries[0].ask_fields else ["a number or a name"]
-        if request.group == "beat":
+        if beat:
             hints.append("Enter = pass")
         if request.talk is not None and request.option("speak") is None:
             hints.append("'2: words' to talk")
-        hints += ["help", "log", "quit"]
-        self.console.print(Text(" · ".join(hints), style="dim"))
+        hints += ["table", "help", "log", "quit"] if beat else ["help", "log", "quit"]
+        self._print(Text(" · ".join(hints), style="dim"))
 
     def _show_kept(self, draft: Draft) -> None:
         kept = draft.speech if draft.speech is not None else draft.words
         if kept:
-            self.console.print(Text(f"Your words are kept: '{kept}' (say WORDS replaces them).", style="dim"))
+            self._out(Text(f"Your words are kept: '{kept}' (say WORDS replaces them).", style="dim"))
 
     def _complain(self, why: str) -> None:
-        self.console.print(Text(f"✗ {why}", style="bold red"), highlight=False)
+        self._out(Text(f"✗ {why}", style="bold red"), highlight=False)
 
     def _print_log(self) -> None:
         view = self._view
         if view is None:
             return
-        self.console.print(Rule("everything you have seen"))
+        self._out(Rule("everything you have seen"))
         for line in lines_of(view.events, self.name, full=True):
-            self.console.print(Text(*line), highlight=False, soft_wrap=True)
-        self.console.print(Rule())
+            self._print(Text(*line))
+        self._out(Rule())
 
 
 def seat_human(specs: Mapping[str, str], name: str | None) -> tuple[dict[str, str], str | None]:

@@ -20,7 +20,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from arena.engine import DecisionRequest, Event, Game
-from arena.engine.wording import describe_action, plain_action, private_line, public_line
+from arena.engine.wording import and_list, claim_text, describe_action, plain_action, private_line, public_line
 
 SECRET_KINDS = frozenset(("kill", "check", "heal", "visit"))  # own answers whose effect stays hidden
 NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
@@ -235,3 +235,78 @@ def lines_of(events: Iterable[Event], me: str, *, full: bool = False) -> list[tu
 
 def menu_lines(labels: Sequence[str]) -> list[Text]:
     return [Text.assemble((f"{i:>3} ", "bold cyan"), label) for i, label in enumerate(labels, 1)]
+
+
+# ---- before a vote ----------------------------------------------------------------------------
+VOTE_GROUPS = frozenset(("vote", "verdict"))
+
+
+def _today(events: Sequence[Event]) -> list[Event]:
+    """The public events since the last day began (the whole view before the first day)."""
+    start = 0
+    for i, event in enumerate(events):
+        if event.type == "day" and event.to is None:
+            start = i
+    return [e for e in events[start:] if e.to is None]
+
+
+def nomination_tally(events: Sequence[Event]) -> str | None:
+    """Today's nominations (cove), most nominated first: 'Bob 2 (Ann, Cid) · Eve 1 (Dee)'."""
+    by: dict[str, list[str]] = {}
+    for event in _today(events):
+        nominee = event.data.get("nominate") if event.type == "speech" else None
+        if nominee and event.actor:
+            by.setdefault(str(nominee), []).append(event.actor)
+    if not by:
+        return None
+    ranked = sorted(by.items(), key=lambda item: -len(item[1]))
+    return " · ".join(f"{name} {len(who)} ({', '.join(who)})" for name, who in ranked)
+
+
+def claims_so_far(events: Sequence[Event]) -> list[str]:
+    """Each speaker's latest public claim: 'Cid (day 2): inspector; Bob is mafia'."""
+    latest: dict[str, str] = {}
+    for event in events:
+        if event.type == "speech" and event.to is None and event.actor and event.data.get("claim"):
+            latest.pop(event.actor, None)  # re-insert: the latest claims come last
+            latest[event.actor] = f"{event.actor} (day {event.day}): {claim_text(event.data['claim'])}"
+    return list(latest.values())
+
+
+def recap(request: DecisionRequest, events: Sequence[Event]) -> list[Text]:
+    """Before a vote: what is voted on, who is alive, the nominations and what was claimed."""
+    if request.group not in VOTE_GROUPS:
+        return []
+    info = request.info
+    lines: list[Text] = []
+    if info.get("accused"):
+        accused = str(info["accused"])
+        accusers = [e.actor for e in _today(events) if e.type == "accusation" and e.data.get("accused") == accused]
+        by = f" (accused by {and_list(dict.fromkeys(a for a in accusers if a))})" if any(accusers) else ""
+        lines.append(Text.assemble(("On trial: ", "bold"), f"{accused}{by}"))
+    elif info.get("candidates"):
+        lines.append(Text.assemble(("On the vote: ", "bold"), and_list(info["candidates"])))
+    tally = nomination_tally(events)
+    if tally:
+        lines.append(Text.assemble(("Nominations today: ", "bold"), tally))
+    lines.append(Text.assemble((f"Alive ({len(request.alive)}): ", "bold"), ", ".join(request.alive)))
+    claims = claims_so_far(events)
+    lines.append(Text.assemble(("Claims: ", "bold"), "; ".join(claims) if claims else "nobody has claimed anything"))
+    return lines
+
+
+# ---- words for people ----------------------------------------------------------------------------
+PEOPLE_WORDS = (  # the engine's questions are also read by models; a person reads them without field names
+    (" (null)", ""),
+    ("(null)", ""),
+    ("declare_cop", "declare cop"),
+    ("place_card", "place your card"),
+    ("no_kill", "no kill"),
+)
+
+
+def for_people(text: str) -> str:
+    """A question as a person reads it: no ``(null)``, no snake-case action names."""
+    for internal, plain in PEOPLE_WORDS:
+        text = text.replace(internal, plain)
+    return text
