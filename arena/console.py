@@ -24,8 +24,10 @@ from arena.engine.wording import (
     claim_text,
     describe_action,
     fate_text,
+    game_over_text,
     names_or_nobody,
     plain_action,
+    plural,
     private_line,
     public_line,
     quoted,
@@ -68,7 +70,7 @@ class Printer:
 
 
 def fate(game: Game, name: str) -> str:
-    """"alive", or how and when the seat died ("killed by the mafia on night 1"): the truth, for the end."""
+    """ "alive", or how and when the seat died ("killed by the mafia on night 1"): the truth, for the end."""
     for death in game.deaths:
         if death.player == name:
             phase = next((e.phase for e in game.log if e.type == "death" and e.data.get("player") == name), "")
@@ -79,9 +81,9 @@ def fate(game: Game, name: str) -> str:
 def print_result(console: Console, game: Game, specs: Mapping[str, str], transcript: Path | None) -> None:
     """Winner, every seat's card and fate, and where the transcript is."""
     if game.finished:
-        winner = "draw" if game.winner in (None, "draw") else f"{game.winner} wins"
-        days = "hands" if isinstance(getattr(game, "scores", None), dict) else "days"
-        console.print(Text(f"Result: {winner} ({game.end_reason}) after {game.day} {days}.", style="bold"))
+        unit = "hand" if isinstance(getattr(game, "scores", None), dict) else "day"
+        outcome = game_over_text(game.winner, game.end_reason)
+        console.print(Text(f"Result: {outcome} after {plural(game.day, unit)}.", style="bold"))
     else:
         console.print(Text("The game was stopped before its end.", style="bold yellow"))
     table = Table(title=f"{game.name}, seed {game.seed}")

@@ -492,11 +492,11 @@ def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
     assert "Hand 1, beat 1 of 3 · 3 s · you and Bob may act" in playing  # the wall clock
     assert "✗ 'zzz' is not one of the choices: type a number (1-6) or a name" in playing
     assert "✗ 'declare 9' is not one of the choices" in playing
-    assert "Hand 1 — Ann (beat): 'I am the cop'" in playing and "Ann declares cop and looks at card 1." in playing
-    assert re.search(r"\[you\] looks at card 1: \w+", playing) and "Hand 2 over" in playing
+    assert "Hand 1 — Ann: 'I am the cop'" in playing and "Ann declares cop and looks at the first face-down card." in playing
+    assert re.search(r"\[you\] the first face-down card is: \w+", playing) and "Hand 2 over" in playing
     assert "[Bob]" not in playing and "thinks:" not in playing
     assert re.search(r"Ann\W+human\W+-?\d+", after) and "Looks at the face-down cards" in after
-    assert re.search(r"Hand 1: Ann looked at card 1: \w+", after)
+    assert re.search(r"Hand 1: Ann looked at the first face-down card: \w+", after)
     transcript = transcript_of(out)
     assert transcript.complete and replay(transcript).ok
 

@@ -23,9 +23,10 @@ LABELS = {  # kind -> label of the entry naming value v
     "visit": "visit {}",
     "judge": "{} killed first",
     "place_card": "card on {}",
-    "declare_cop": "declare cop, look at card {}",
-    "peek": "peek at card {}",
+    "declare_cop": "declare cop, look at the {} face-down card",
+    "peek": "look at the {} face-down card",
 }
+ORDINAL_KINDS = ("declare_cop", "peek")  # their value is a face-down card's position: 1st, 2nd, …
 ALIASES = {  # kind -> other verbs a person may type before the value
     "kill": ("shoot",),
     "heal": ("heal",),
@@ -71,10 +72,17 @@ def norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _nth(n: Any) -> str:
+    if not isinstance(n, int):
+        return str(n)
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def _value_words(kind: str, value: Any, label: str) -> frozenset[str]:
     words = {norm(label), norm(f"{kind.replace('_', ' ')} {value}")}
     if isinstance(value, str):
         words.add(norm(value))  # a name (or no_kill) alone; a bare number is a menu number
+        words.add(norm(value.replace("_", " ")))
     words.update(norm(f"{verb} {value}") for verb in ALIASES.get(kind, ()))
     return frozenset(words)
 
@@ -82,9 +90,13 @@ def _value_words(kind: str, value: Any, label: str) -> frozenset[str]:
 def field_entries(kind: str, field: str, spec: FieldSpec) -> list[Entry]:
     """One entry per legal value of one field, the null choice (if allowed) last."""
     fmt = LABELS.get(kind, "{}") if field not in NAME_FIELDS else "{}"
+
+    def label(value: Any) -> str:
+        shown = _nth(value) if kind in ORDINAL_KINDS else str(value).replace("_", " ")
+        return fmt.format(shown)
+
     entries = [
-        Entry(kind, ((field, value),), fmt.format(value), _value_words(kind, value, fmt.format(value)))
-        for value in spec.choices or ()
+        Entry(kind, ((field, value),), label(value), _value_words(kind, value, label(value))) for value in spec.choices or ()
     ]
     if spec.nullable:
         label, more = NULL_LABELS.get(field if field in NAME_FIELDS else kind, ("none", ("nobody",)))

@@ -20,9 +20,26 @@ from rich.panel import Panel
 from rich.text import Text
 
 from arena.engine import DecisionRequest, Event, Game
-from arena.engine.wording import and_list, claim_text, describe_action, plain_action, private_line, public_line
+from arena.engine.wording import (
+    and_list,
+    claim_text,
+    describe_action,
+    face_down,
+    plain_action,
+    private_line,
+    public_line,
+    spaced,
+)
 
 SECRET_KINDS = frozenset(("kill", "check", "heal", "visit"))  # own answers whose effect stays hidden
+PHASE_WORDS = {  # a phase as the status panel names it ("" = the heading already says it)
+    "round1": "",
+    "round2": "",
+    "lot_last_words": "last words",
+    "first_night": "",
+    "mafia_channel": "mafia channel",
+    "night_roles": "night",
+}
 NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
 PROMPTS_ENV = "ARENA_PROMPTS"  # the same override the model players read
 
@@ -68,6 +85,8 @@ def event_line(event: Event, me: str, day_word: str, *, full: bool = False) -> t
         kind = plain_action(event.data.get("action")).get("kind")
         if kind not in SECRET_KINDS or day_word == "Hand":
             return None
+    if event.type == "check_result" and event.data.get("result") == "frozen":
+        return f"You were visited by the mistress: your check of {event.data.get('target')} is void.", "bold magenta"
     text = private_line(event)
     if text is None:
         return None
@@ -114,7 +133,8 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
         card.append(f" (team {know.team})")
     if know.mates:
         card.append(f" · with {', '.join(know.mates)}")
-    title = " · ".join([when(request, know), request.phase.replace("_", " "), *([str(request.clock)] if request.clock else [])])
+    phase = PHASE_WORDS.get(request.phase, spaced(request.phase))
+    title = " · ".join([when(request, know), *([phase] if phase else []), *([str(request.clock)] if request.clock else [])])
     return Panel(Group(seats, card), title=title, title_align="left", border_style="cyan", expand=False)
 
 
@@ -163,9 +183,10 @@ def rules_summary(variant: str | None) -> str | None:
 def help_text(variant: str | None, options: Mapping[str, Any]) -> Group:
     rules = rules_summary(variant)
     parts: list[Any] = [Text(f"Rules of {variant or 'this game'}", style="bold")]
-    parts.append(Text(rules if rules else "No summary found: every question lists its legal answers."))
+    parts.append(Text(in_words(rules) if rules else "No summary found: every question lists its legal answers."))
     if options:
-        parts.append(Text("House rules: " + ", ".join(f"{k} = {v}" for k, v in options.items()), style="dim"))
+        rules_line = ", ".join(f"{spaced(k)} = {spaced(v) if isinstance(v, str) else v}" for k, v in options.items())
+        parts.append(Text("House rules: " + rules_line, style="dim"))
     parts.append(Text("Commands (type them at any prompt)", style="bold"))
     parts += [Text.assemble(("  " + cmd.ljust(11), "cyan"), what) for cmd, what in COMMANDS]
     parts.append(Text("Choose by number or by name, in any case; Tab completes names."))
@@ -193,7 +214,7 @@ def _secret_item(game: Game, event: Event, mckay: bool) -> tuple[str, str] | Non
         if event.type != "cop_look":
             return None
         (looker,) = event.to or {"?"}
-        return f"Hand {event.day}", f"{looker} looked at card {data.get('position')}: {data.get('card')}"
+        return f"Hand {event.day}", f"{looker} looked at {face_down(data.get('position'))}: {data.get('card')}"
     night = f"Night {event.day}"
     if event.type in ("action", "forfeit"):
         action = plain_action(data.get("action"))
@@ -310,3 +331,9 @@ def for_people(text: str) -> str:
     for internal, plain in PEOPLE_WORDS:
         text = text.replace(internal, plain)
     return text
+
+
+def in_words(text: str) -> str:
+    """The rules summary (written for the models) for a person: field names become words."""
+    text = for_people(text)
+    return " ".join(spaced(word) if "_" in word else word for word in text.split(" "))
