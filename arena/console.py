@@ -35,6 +35,7 @@ from arena.engine.wording import (
     speech_line,
     vote_result_line,
 )
+from arena.players.human.screen import hand_table  # the after-hand table both screens print
 
 __all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_variants"]
 
@@ -58,14 +59,17 @@ class Printer:
         for event in log[self._seen :]:
             if event.type == "hand":
                 self.day_word = "Hand"
+            wrap = not self.console.is_terminal  # a terminal wraps at word boundaries; a file keeps whole lines
             if event.to is None:
                 line = public_line(event, self.day_word)
                 if line is not None:
-                    self.console.print(Text(*line), highlight=False, soft_wrap=True)
+                    self.console.print(Text(*line), highlight=False, soft_wrap=wrap)
+                if event.type == "hand_over":  # McKay's matches: the scores after every hand
+                    self.console.print(hand_table(event.data))
             elif self.reveal:
                 text = private_line(event)
                 if text is not None:
-                    self.console.print(Text(text, style="dim"), highlight=False, soft_wrap=True)
+                    self.console.print(Text(text, style="dim"), highlight=False, soft_wrap=wrap)
         self._seen = len(log)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+import random
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,14 +15,16 @@ import pytest
 from rich.console import Console
 
 from arena.config import DEFAULT_NAMES
-from arena.engine import ActionBase, Decision, DecisionRequest, Game
+from arena.engine import ActionBase, Decision, DecisionRequest, Event, Game
 from arena.engine.actions import Claim, DeclareCop, Kill, Pass
+from arena.engine.wording import and_list
 from arena.orchestrator import run
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer
 from arena.players.human.keyboard import Key
 from arena.players.human.menu import parse_claim
+from arena.players.human.screen import event_line
 from arena.replay import replay
 from arena.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS
@@ -243,3 +247,163 @@ def test_a_replay_follows_the_recorded_times(tmp_path: Path) -> None:
             event["data"]["at"] = 0.3  # after Bob's kill
     result = replay(transcript)
     assert not result.ok and "Ann" in (result.difference or "")
+
+
+# ---- 4. reading the table, in process --------------------------------------------------------------------
+INTERNAL = [  # what a person must never read: field names, null, key=value dumps, plurals of one
+    (re.compile(r"\b[a-z]+_[a-z_]+\b"), "a snake_case name"),
+    (re.compile(r"\(null\)|\bnull\b"), "null"),
+    (re.compile(r"\w=\S"), "key=value"),
+    (re.compile(r"\bround\d"), "a phase name"),
+    (re.compile(r"\b1 (accusations|hands|days|nights|votes)\b"), "a plural of one"),
+    (re.compile(r"looks at card \d"), "a card position"),
+]
+
+
+def internal_names(screen: str) -> list[str]:
+    """Lines of ``screen`` showing an internal name; players' own words (quoted speech) are theirs."""
+    found = []
+    for line in screen.splitlines():
+        said = re.sub(r"'[^']*'", "''", line)  # speech is the speaker's, not ours
+        found += [f"{why}: {line.strip()}" for pattern, why in INTERNAL if pattern.search(said)]
+    return found
+
+
+def test_the_check_for_internal_names_finds_them() -> None:
+    old = "[mafia only] channel_result: round=1, targets={'Bob': 'Gus'}, agreed=False\nNight: hold fire (null).\n"
+    old += "Trial of Bob (1 accusations).\n╭─ Hand 1 · round1 ─╮\nAnn looks at card 1.\nBob: 'my_words = fine'\n"
+    assert len({line.split(": ", 1)[1] for line in internal_names(old)}) == 5
+
+
+class Autopilot:
+    """A quick, careless person: numbers, names, Enter, commands; never in a hurry to quit."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.waiting = False
+        self.deadlines: list[float | None] = []
+
+    def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Any) -> None:
+        pass
+
+    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None) -> str | Key:
+        await asyncio.sleep(0)
+        self.deadlines.append(deadline)
+        rng = self.rng
+        if prompt.startswith("Quit"):
+            return "n"
+        if prompt == "claim> ":
+            return rng.choice(["", "mafia: " + next(w for w in words if w[:1].isupper()) + " mafia"])
+        if prompt in ("say> ", "watch> "):
+            return rng.choice(["", "Hello there."])
+        return rng.choice(["", "1", "2", "3", "help", "log", "table", "zzz"])
+
+    def interrupt(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def play_as_person(variant: str, players: int, seed: int, options: dict[str, Any] | None = None, clock: Any = None):
+    game = VARIANTS[variant](list(DEFAULT_NAMES[:players]), options, seed)
+    out = console()
+    keys = Autopilot(seed)
+    me = HumanPlayer("Ann", console=out, keyboard=keys)
+    table: dict[str, Any] = {n: BotPlayer(n, seed) for n in game.seats if n != "Ann"}
+    table["Ann"] = me
+    asyncio.run(run(game, table, [me], clock=clock))
+    return game, screen_of(out), keys
+
+
+SCREEN_GAMES = [
+    ("classic", 7, None, None),
+    ("village", 8, None, None),
+    ("cove", 8, None, None),
+    ("duel", 2, {"hands": 2, "beats": 3}, 0.05),
+    ("duel3", 3, {"hands": 2, "beats": 3}, 0.05),
+    ("trio", 3, {"hands": 2, "beats": 3}, 0.05),
+]
+
+
+@pytest.mark.parametrize(("variant", "players", "options", "beat"), SCREEN_GAMES, ids=[g[0] for g in SCREEN_GAMES])
+def test_no_internal_name_on_the_screen_of_a_whole_game(variant: str, players: int, options: Any, beat: Any) -> None:
+    for seed in range(4):
+        clock = WallClock(beat, seed=seed) if beat else None
+        game, screen, keys = play_as_person(variant, players, seed, options, clock)
+        assert game.finished and "[you] card: " in screen
+        assert not internal_names(screen), f"{variant} seed {seed}: {internal_names(screen)[:5]}"
+        if beat:  # the wall clock: each beat said, every question of a beat given its deadline
+            assert "Hand 1, beat 1 of 3 · 0.05 s · you and " in screen
+            assert any(d is not None for d in keys.deadlines)
+
+
+def test_a_frozen_check_says_the_mistress_came() -> None:
+    event = Event(9, "check_result", 2, "dawn", "player:Ann", frozenset({"Ann"}), None, {"target": "Eve", "result": "frozen"})
+    assert event_line(event, "Ann", "Day") == (
+        "You were visited by the mistress: your check of Eve is void.",
+        "bold magenta",
+    )
+
+
+def test_a_vote_comes_with_a_recap_of_the_trial_the_living_and_the_claims() -> None:
+    game, request = asked("classic", 3, "Ann", "charge_vote", 9)
+    out = console()
+    me = HumanPlayer("Ann", console=out, keyboard=Typed("yes"))
+    asyncio.run(me.decide(request, game.view("Ann"), None))
+    screen = screen_of(out)
+    accuser = next(e.actor for e in reversed(game.log) if e.type == "accusation")
+    assert f"On trial: {request.info['accused']} (accused by {accuser})" in screen
+    assert f"Alive ({len(game.alive)}): {', '.join(game.alive)}" in screen and "Claims: " in screen
+
+
+def test_cove_tallies_the_nominations() -> None:
+    game, request = asked("cove", 2, "Ann", "vote", 8)
+    out = console()
+    me = HumanPlayer("Ann", console=out, keyboard=Typed("1"))
+    asyncio.run(me.decide(request, game.view("Ann"), None))
+    screen = screen_of(out)
+    nominated = [e.data["nominate"] for e in game.log if e.type == "speech" and e.data.get("nominate")]
+    top = max(set(nominated), key=nominated.count)
+    assert re.search(rf"Nominations today: {top} {nominated.count(top)} \(", screen)
+    assert f"On the vote: {and_list(request.info['candidates'])}" in screen
+
+
+def dies(variant: str, players: int, seeds: range) -> tuple[int, Any]:
+    """A seed at which the person (Ann, answering at random) dies before the end."""
+    for seed in seeds:
+        game, screen, _ = play_as_person(variant, players, seed)
+        death = next((e.seq for e in game.log if e.type == "death" and e.data["player"] == "Ann"), None)
+        if death is not None and sum(1 for e in game.log[death:] if e.type in ("day", "night")) >= 3:
+            return seed, (game, screen)
+    raise AssertionError("Ann never died early")
+
+
+def test_after_ones_death_the_rest_comes_a_day_or_night_at_a_time() -> None:
+    _, (_, screen) = dies("classic", 7, range(30))
+    died = screen.index("You are out for the rest of the game.")
+    rest = screen[died:]
+    assert "Enter to watch the rest, or q to skip to the result." in rest
+    parts = rest.split("Enter for more, or q to skip to the result.")
+    headings = [len(re.findall(r"^── (Day|Night) ", part, re.M)) for part in parts[1:]]
+    assert headings and all(n <= 1 for n in headings)  # one day or night per part
+
+
+def test_q_skips_to_the_result() -> None:
+    seed, _ = dies("classic", 7, range(30))
+    game = VARIANTS["classic"](list(DEFAULT_NAMES[:7]), None, seed)
+    out = console()
+    keys = Autopilot(seed)
+    plain_read = keys.read
+
+    async def read(prompt: str, words: Sequence[str] = (), **kwargs: Any) -> str | Key:
+        return "q" if prompt == "watch> " else await plain_read(prompt, words, **kwargs)
+
+    keys.read = read  # type: ignore[method-assign]
+    me = HumanPlayer("Ann", console=out, keyboard=keys)
+    table: dict[str, Any] = {n: BotPlayer(n, seed) for n in game.seats if n != "Ann"}
+    table["Ann"] = me
+    asyncio.run(run(game, table, [me]))
+    screen = screen_of(out)
+    after = screen.split("Skipping to the result…", 1)[1]
+    assert after.strip() == "" and "Game over" not in after  # nothing more is printed: the CLI shows the result

@@ -182,6 +182,15 @@ LOT_REASONS = {  # village: what a draw of lots decided
     "night_kill": "the mafia's tied night target",
 }
 PUBLIC_CAUSES = {"simultaneous": "a simultaneous kill", "night": "in the night", "kill": "killed"}
+BY_CAUSES = {"kill": "killed by {}", "simultaneous": "a simultaneous kill by {}", "vote": "the kill cards of {}"}
+
+
+def death_cause(data: Mapping[str, Any]) -> str:
+    """A public death's cause in words, with the killers where the table saw them (McKay's games)."""
+    cause = str(data.get("cause"))
+    if data.get("by") and cause in BY_CAUSES:
+        return BY_CAUSES[cause].format(and_list(data["by"]))
+    return PUBLIC_CAUSES.get(cause, spaced(cause))
 
 
 def game_over_text(winner: Any, reason: Any) -> str:
@@ -251,7 +260,7 @@ def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
         return vote_result_line(data), "cyan"
     if t == "death":
         card = f" — was {data['role']}" if data.get("role") else ""
-        cause = PUBLIC_CAUSES.get(str(data.get("cause")), spaced(data.get("cause")))
+        cause = death_cause(data)
         return f"† {data.get('player')} dies ({cause}){card}.", "bold red"
     if t == "lot":
         why = f" ({LOT_REASONS.get(str(data['why']), spaced(data['why']))})" if data.get("why") else ""

@@ -45,6 +45,7 @@ from .screen import (
     Knowledge,
     event_line,
     for_people,
+    hand_table,
     help_text,
     lines_of,
     menu_lines,
@@ -148,6 +149,8 @@ class HumanPlayer:
             if line is not None and not self._skipping:
                 self._print(Text(*line))
                 self._part_lines += 1
+            if event.type == "hand_over" and event.to is None and not self._skipping:
+                self._out(hand_table(event.data))
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
                 if self._day_word == "Hand":
                     self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))

@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Group
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from arena.engine import DecisionRequest, Event, Game
@@ -337,3 +338,14 @@ def in_words(text: str) -> str:
     """The rules summary (written for the models) for a person: field names become words."""
     text = for_people(text)
     return " ".join(spaced(word) if "_" in word else word for word in text.split(" "))
+
+
+def hand_table(data: Mapping[str, Any]) -> Table:
+    """The score table after a hand of McKay's games (a ``hand_over`` event): cards, points, bonus, total."""
+    table = Table(title=f"after hand {data.get('number')}", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("seat", "card", "points", "bonus", "score"):
+        table.add_column(column, justify="left" if column in ("seat", "card") else "right")
+    points, bonus, scores = data.get("points", {}), data.get("bonus", {}), data.get("scores", {})
+    for name, card in data.get("roles", {}).items():
+        table.add_row(name, str(card), f"{points.get(name, 0):+d}", str(bonus.get(name, "")), f"{scores.get(name, 0):+d}")
+    return table
