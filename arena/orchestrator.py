@@ -121,6 +121,7 @@ async def run(
         while ruling.decision is None:
             left = beat.ends - loop.time()
             answer: Answer = None
+            arrives: float | None = None  # an instant player's drawn moment: its arrival, however late the loop wakes
             try:
                 if isinstance(player, SyncPlayer):  # an instant player thinks for a seeded moment
                     answer = player.decide_now(request, views[request.player], ruling.feedback)
@@ -143,7 +144,8 @@ async def run(
                 game.note("player_error", actor=request.player, request=request.id, error=f"{type(exc).__name__}: {exc}")
                 ruling.offer(None, "player error")
             else:
-                ruling.offer(answer, at=min(loop.time() - beat.started, beat.seconds))
+                now = loop.time() if arrives is None else arrives
+                ruling.offer(answer, at=min(now - beat.started, beat.seconds))
             _notify(observers, game)
         return ruling.decision
 
