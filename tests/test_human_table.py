@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import random
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 from rich.console import Console
 
+from arena.cli import main
 from arena.config import DEFAULT_NAMES
 from arena.engine import ActionBase, Decision, DecisionRequest, Event, Game
 from arena.engine.actions import Claim, DeclareCop, Kill, Pass
@@ -407,3 +411,186 @@ def test_q_skips_to_the_result() -> None:
     screen = screen_of(out)
     after = screen.split("Skipping to the result…", 1)[1]
     assert after.strip() == "" and "Game over" not in after  # nothing more is printed: the CLI shows the result
+
+
+# ---- a real terminal ----------------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]|\r")
+PROMPT = r"\n(?:\[ ?\d+s\] )?([a-z][a-z-]*)> "
+
+
+def spawn(tmp_path: Path, *args: str, columns: int = 160, term: str = "dumb") -> pexpect.spawn:
+    env = {**os.environ, "TERM": term, "COLUMNS": str(columns), "PYTHONUNBUFFERED": "1"}
+    child = pexpect.spawn(
+        sys.executable, ["-m", "arena", "play", *args, "--transcripts", str(tmp_path)],
+        cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(50, columns),
+    )  # fmt: skip
+    child.logfile_read = io.StringIO()
+    return child
+
+
+def shown(child: pexpect.spawn) -> str:
+    return ANSI.sub("", child.logfile_read.getvalue())
+
+
+def test_a_claim_in_a_terminal_reaches_the_table(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "classic", "--seed", "3", "--human", "Ann")
+    child.expect(PROMPT)  # Ann speaks first
+    child.sendline("Listen to me.")
+    child.expect(r"Claim a card or what you learned\? e\.g\. '[a-z]+: \w+ mafia' \(Enter for no\s+claim\):")
+    child.expect(PROMPT)
+    child.send("ins\t")  # Tab completes the role
+    child.sendline(": Zed mafia")
+    child.expect("✗ 'zed' is no seat at this table")
+    child.expect(PROMPT)
+    child.sendline("inspector: Bob mafia")
+    child.expect(r"Your claim: you are the inspector; Bob is mafia\.")
+    child.expect(PROMPT)  # accuse
+    child.sendline("")
+    child.expect(r"Day 1 — Ann: 'Listen to me\.' \(claims inspector; says Bob is mafia\)")
+    child.expect(PROMPT)  # Ctrl-D at the next question ends the game
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = shown(child)
+    assert "claim> ins\binspector" in screen or "claim> inspector" in screen
+    transcript = read_transcript(next(tmp_path.glob("*.jsonl")))
+    speech = next(e for e in transcript.events if e["type"] == "speech" and e.get("actor") == "Ann")
+    assert speech["data"]["claim"] == {"role": "inspector", "checks": {"Bob": "mafia"}}
+    assert replay(transcript).ok
+
+
+def test_long_lines_wrap_at_word_boundaries(tmp_path: Path) -> None:
+    words = "I was at home all night long and I can prove it, ask anybody at this table, truly anybody at all."
+    child = spawn(tmp_path, "classic", "--seed", "3", "--human", "Ann", columns=60, term="xterm")
+    child.expect(PROMPT)
+    child.sendline(words)
+    child.expect(PROMPT)
+    child.sendline("")  # no claim
+    child.expect(PROMPT)
+    child.sendline("")  # nobody accused
+    child.expect("Day 1 — Bob")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = shown(child)
+    said = screen[screen.index("Day 1 — Ann: ") :]
+    said = said[: said.index("'", said.index("'") + 1) + 1]
+    lines = said.split("\n")
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines)  # wrapped to the terminal ...
+    assert " ".join(line.strip() for line in lines) == f"Day 1 — Ann: '{words}'"  # ... between words, none cut
+
+
+def test_ctrl_c_keeps_the_half_typed_words(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "classic", "--seed", "3", "--human", "Ann", term="xterm")
+    child.expect(PROMPT)
+    child.send("half typed")
+    child.expect("half typed")  # on screen: read by the line editor (Ctrl-C flushes what is not)
+    child.sendintr()
+    child.expect(r"Quit the game\? \[y/N\] ")
+    child.sendline("n")
+    child.expect("Back to the game.")
+    child.expect("say> half typed")  # the line comes back as it was
+    child.sendline(" and finished")
+    child.expect(PROMPT)
+    child.sendline("")
+    child.expect(PROMPT)
+    child.sendline("")
+    child.expect("Day 1 — Ann: 'half typed and finished'")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "classic", "--seed", "3", "--human", "Ann", "--human-timeout", "3")
+    child.expect(r"\[ 3s\] say> ")
+    child.send("too sl")
+    child.expect(r"\[ 2s\] say> too sl")  # redrawn each second, with what is typed
+    child.expect(r"\[ 1s\] say> too sl")
+    child.expect("Time is up")
+    child.expect(r"\[ 3s\] [a-z]+> too sl", timeout=60)  # the next question: the words typed wait in its line
+    child.sendcontrol("u")  # readline: clear the line, then Ctrl-D on the empty line quits
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    transcript = read_transcript(next(tmp_path.glob("*.jsonl")))
+    first = next(e for e in transcript.events if e["type"] in ("action", "forfeit") and e.get("actor") == "Ann")
+    assert first["type"] == "forfeit" and first["data"]["why"] == "out of time"
+
+
+def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path) -> None:
+    """A bot slower than the beat never acts; the person's half-typed kill goes on in the next beat."""
+    config = tmp_path / "duel.toml"
+    config.write_text("players = 2\n[options]\nhands = 1\nbeats = 2\n")
+    out = tmp_path / "games"
+    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config), "--beat-seconds", "3", "--think", "9")
+    child.expect(r"Hand 1, beat 1 of 2 · 3 s · you and Bob may act")
+    child.expect(r"\[ 3s\] move> ")
+    child.send("kill B")
+    child.expect(r"\[ 1s\] move> kill B — time is up")
+    child.expect(r"Hand 1, beat 2 of 2 · 3 s · you and Bob may act")
+    child.expect(r"\[ 3s\] move> kill B")
+    child.sendline("ob")
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = shown(child)
+    assert "† Bob dies (killed by Ann)." in screen and "after hand 1" in screen
+    transcript = read_transcript(next(out.glob("*.jsonl")))
+    assert transcript.header["clock"] == {"beat_seconds": 3.0, "think": {"default": "9"}}
+    passes = [e for e in transcript.events if e["type"] == "action" and e["data"]["action"]["kind"] == "pass"]
+    assert passes and all(e["data"]["at"] == 3.0 for e in passes)  # whoever did not act passed at the beat's end
+    kill = next(e for e in transcript.events if e["type"] == "action" and e["data"]["action"]["kind"] == "kill")
+    assert kill["actor"] == "Ann" and 0 < kill["data"]["at"] < 3
+    assert replay(transcript).ok
+
+
+def test_after_death_enter_watches_and_q_skips(tmp_path: Path) -> None:
+    """Played until the person dies (a few seeds at most), answering with the first choice."""
+    for seed in range(1, 20):
+        child = spawn(tmp_path / str(seed), "classic", "--seed", str(seed), "--human", "Ann", "--players", "6")
+        watched = 0
+        while child.expect([PROMPT, pexpect.EOF]) == 0:
+            prompt = child.match.group(1)
+            if prompt == "watch":
+                watched += 1
+                child.sendline("" if watched == 1 else "q")
+            else:
+                child.sendline("" if prompt in ("say", "claim", "accuse", "floor") else "1")
+        child.close()
+        screen = shown(child)
+        if watched > 1:  # died with at least two days or nights left: Enter once, then q
+            break
+    else:
+        raise AssertionError("the person never died early")
+    assert "You are out for the rest of the game.\nEnter to watch the rest, or q to skip to the result." in screen
+    watching, skipped = screen.split("watch> ")[1:3]
+    assert re.search(r"^── (Day|Night) \d", watching, re.M) and "Enter for more, or q to skip to the result." in watching
+    assert skipped.startswith("q\nSkipping to the result…\n") and "── " not in skipped.split("Result: ")[0]
+    assert "Result: " in screen and child.exitstatus == 0
+
+
+def test_a_repeated_seat_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["play", "classic", "--seat", "Bob=random", "--seat", "Bob=bot", "--transcripts", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "arena: error: --seat Bob is given twice (Bob=random, Bob=bot): give each seat once\n"
+    assert main(["play", "classic", "--human", "bob", "--seat", "Bob=random", "--transcripts", str(tmp_path)]) == 2
+    assert "name the same seat" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.jsonl"))
+
+
+def test_a_match_prints_a_score_table_after_every_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "duel", "--hands", "3", "--seed", "2", "--transcripts", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert [int(n) for n in re.findall(r"after hand (\d+)", out)] == [1, 2, 3]
+    assert out.count("seat ┃ card") == 3 and "Result: " in out and " after 3 hands." in out
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--beat-seconds", "5"), ("--think", "2-3")])
+def test_clock_flags_need_a_person_at_a_mckay_table(tmp_path: Path, capsys: pytest.CaptureFixture[str], flag, value) -> None:
+    assert main(["play", "duel", flag, value, "--transcripts", str(tmp_path)]) == 2
+    assert "needs a person at a duel, duel3 or trio table" in capsys.readouterr().err
+    assert main(["play", "duel", "--human", "Ann", "--think", "Zed=2", "--transcripts", str(tmp_path)]) == 2
+    assert "no seat 'Zed'" in capsys.readouterr().err

@@ -451,14 +451,19 @@ class HumanPlayer:
             else:
                 return item.strip()
 
-    async def _raw(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+    async def _raw(self, prompt: str, words: Sequence[str] = (), *, aside: bool = False) -> str | Key:
+        """One line from the keyboard; ``aside`` marks a question between two others (quit?), which
+        leaves half-typed words for the question after it."""
         assert self._lock is not None
         async with self._lock:
             if self._quitting:
                 raise StopGame(self.quit_reason)
-            if self._deadline is None:
-                return await self.keyboard.read(prompt, words)
-            return await self.keyboard.read(prompt, words, deadline=self._deadline)
+            extra: dict[str, Any] = {}
+            if self._deadline is not None:
+                extra["deadline"] = self._deadline
+            if aside:
+                extra["aside"] = True
+            return await self.keyboard.read(prompt, words, **extra)
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
         """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
@@ -471,7 +476,7 @@ class HumanPlayer:
         if trigger is EOF:
             self._out(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
             return True
-        answer = await self._raw("Quit the game? [y/N] ")
+        answer = await self._raw("Quit the game? [y/N] ", aside=True)
         if isinstance(answer, Key):
             self._out()
             return True

@@ -46,14 +46,17 @@ class Keyboard(Protocol):
     """Where a human's lines come from (the terminal, or a script in tests).
 
     ``deadline`` (event-loop time) asks for a countdown; a keyboard may ignore it (the caller
-    withdraws the prompt by cancelling ``read`` when the time is up).
+    withdraws the prompt by cancelling ``read`` when the time is up). ``aside`` marks a question
+    asked in between (quit?): words half typed before it wait for the question after it.
     """
 
     waiting: bool
 
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[], None]) -> None: ...
 
-    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None) -> str | Key: ...
+    async def read(
+        self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, aside: bool = False
+    ) -> str | Key: ...
 
     def interrupt(self) -> None: ...
 
@@ -83,6 +86,7 @@ class _Prompt:
     loop: asyncio.AbstractEventLoop
     withdrawn: threading.Event = field(default_factory=threading.Event)
     closed: bool = False  # its line on screen is finished (answered or withdrawn): never redrawn
+    aside: bool = False  # a question in between (quit?): the half-typed words wait for the next one
 
     def answer(self, item: str | Key) -> None:
         def settle() -> None:
@@ -122,12 +126,14 @@ class TerminalKeyboard:
         self._loop = loop
         self._on_interrupt = on_interrupt
 
-    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None) -> str | Key:
+    async def read(
+        self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, aside: bool = False
+    ) -> str | Key:
         if not self._serving:
             raise RuntimeError("nobody reads the terminal: run the game with TerminalKeyboard.play()")
         loop = asyncio.get_running_loop()
         until = None if deadline is None else time.monotonic() + (deadline - loop.time())
-        job = _Prompt(prompt, list(words), until, loop.create_future(), loop)
+        job = _Prompt(prompt, list(words), until, loop.create_future(), loop, aside=aside)
         self._prompts.put(job)
         self.waiting = True
         try:
@@ -244,7 +250,9 @@ class TerminalKeyboard:
         """``input()`` for one prompt, redrawn each second while it counts down."""
         with self._screen:
             self._open, self._shown = job, job.seconds_left()
-        carry, self._carry = self._carry, ""
+        carry = ""
+        if not job.aside:
+            carry, self._carry = self._carry, ""
         self._set_prefill(carry)
         self._words = job.words
         try:
@@ -270,7 +278,8 @@ class TerminalKeyboard:
                 self._open = None
             self._set_prefill("")
         if job.withdrawn.is_set():  # the line came as the time ran out: it goes to the next prompt
-            self._carry = line
+            if not job.aside:
+                self._carry = line
             return
         job.answer(line)
 
@@ -280,7 +289,7 @@ class TerminalKeyboard:
 
     # ---- signals (main thread, inside input()) -----------------------------------------------------
     def _on_sigint(self, signum: int, frame: Any) -> None:
-        if self._open is not None:
+        if self._open is not None and not self._open.aside:
             self._carry = self._line_buffer()
         raise KeyboardInterrupt
 
@@ -289,7 +298,8 @@ class TerminalKeyboard:
         if job is None:
             return
         if job.withdrawn.is_set() or self._done.is_set():
-            self._carry = self._line_buffer()
+            if not job.aside:
+                self._carry = self._line_buffer()
             raise _Withdrawn
         left = job.seconds_left()
         if left is not None and left != self._shown and sys.stdout.isatty() and not job.closed:
