@@ -2,11 +2,16 @@
 
 The person sees exactly the seat's own view: its events as they happen (the player is also an
 orchestrator observer, printing only ``game.view(seat)``), and on each decision the table of
-seats, the clock, the question and the legal answers as a numbered menu built from the request.
-Input is read by a thread (:mod:`.keyboard`), so the other seats of a simultaneous step keep
-deciding meanwhile. What the person types is checked against the request first; a mistake gets
-one line and the same question again, keeping what was already typed. Ctrl-C, ``quit`` or the end
-of input ask once and then stop the game with :class:`~arena.orchestrator.StopGame`.
+seats, the clock, the question and the legal answers as a numbered menu built from the request;
+before a vote a recap (the trial or the candidates, the living, the claims, cove's nominations).
+A speech ends with a claim step that gives the bots the same structured claim they make. The
+terminal is read in the main thread while the game runs in a worker (:mod:`.keyboard`), so the
+other seats of a simultaneous step keep deciding, and a question with a time limit (a beat of
+McKay's games on the wall clock, ``--human-timeout``) counts down and is withdrawn when its time
+is up, keeping what was typed. What the person types is checked against the request first; a
+mistake gets one line and the same question again. Ctrl-C, ``quit`` or the end of input ask once
+and then stop the game with :class:`~arena.players.base.StopGame`. After the person's death the
+rest of the game is paged a day or a night at a time (:meth:`HumanPlayer.hold`).
 """
 
 from __future__ import annotations
