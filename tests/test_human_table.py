@@ -594,3 +594,28 @@ def test_clock_flags_need_a_person_at_a_mckay_table(tmp_path: Path, capsys: pyte
     assert "needs a person at a duel, duel3 or trio table" in capsys.readouterr().err
     assert main(["play", "duel", "--human", "Ann", "--think", "Zed=2", "--transcripts", str(tmp_path)]) == 2
     assert "no seat 'Zed'" in capsys.readouterr().err
+
+
+TERMINAL_GAMES = [  # variant, extra arguments: a whole game each, the person answering plainly
+    ("classic", ["--players", "7"]),
+    ("village", ["--players", "8"]),
+    ("cove", ["--players", "8"]),
+    ("duel", ["--hands", "2", "--beat-seconds", "0.6", "--think", "0.1-0.3"]),
+    ("duel3", ["--hands", "1", "--beat-seconds", "0.6", "--think", "0.1-0.3"]),
+    ("trio", ["--hands", "2", "--beat-seconds", "0.6", "--think", "0.1-0.3"]),
+]
+
+
+@pytest.mark.parametrize(("variant", "extra"), TERMINAL_GAMES, ids=[g[0] for g in TERMINAL_GAMES])
+def test_no_internal_name_in_a_whole_game_in_a_terminal(tmp_path: Path, variant: str, extra: list[str]) -> None:
+    child = spawn(tmp_path, variant, "--seed", "5", "--human", "Ann", *extra, columns=200, term="xterm")
+    asked = 0
+    while child.expect([PROMPT, pexpect.EOF], timeout=60) == 0:
+        asked += 1
+        prompt = child.match.group(1)
+        child.sendline("" if prompt in ("say", "claim", "accuse", "floor", "watch", "move") else "1")
+    child.close()
+    screen = shown(child)
+    assert child.exitstatus == 0 and asked and "Result: " in screen, screen[-1500:]
+    assert not internal_names(screen.split("Result: ")[0]), internal_names(screen)[:5]
+    assert replay(read_transcript(next(tmp_path.glob("*.jsonl")))).ok

@@ -31,6 +31,9 @@ from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 TICK = 0.2  # seconds between checks of a waiting prompt (countdown, withdrawal, end of the game)
+# POSIX interval timers interrupt input() for the countdown; without them (Windows) a prompt is
+# still answered, only not redrawn or withdrawn before Enter (its line then goes to the next one)
+TIMERS = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
 
 
 class Key(enum.Enum):
@@ -203,7 +206,7 @@ class TerminalKeyboard:
         self._save_terminal()
         self._setup_completion()
         old_int = signal.signal(signal.SIGINT, self._on_sigint)
-        old_alarm = signal.signal(signal.SIGALRM, self._on_tick)
+        old_alarm = signal.signal(signal.SIGALRM, self._on_tick) if TIMERS else None
         thread = threading.Thread(target=worker, name="arena-game", daemon=True)
         self._serving = True
         thread.start()
@@ -211,8 +214,9 @@ class TerminalKeyboard:
             self._serve()
         finally:
             self._serving = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old_alarm)
+            if TIMERS:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old_alarm)
             signal.signal(signal.SIGINT, old_int)
         thread.join()
         ok, value = outcome[0]
@@ -256,7 +260,8 @@ class TerminalKeyboard:
         self._set_prefill(carry)
         self._words = job.words
         try:
-            signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+            if TIMERS:
+                signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
             line = input(self._prompt_text(job))
         except _Withdrawn:  # the prompt stays on screen as typed; the next one starts below
             with self._screen:
@@ -272,7 +277,8 @@ class TerminalKeyboard:
             job.answer(EOF)
             return
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            if TIMERS:
+                signal.setitimer(signal.ITIMER_REAL, 0)
             with self._screen:
                 job.closed = True  # input() ended its line
                 self._open = None
