@@ -177,6 +177,11 @@ class HumanPlayer:
         """After the person's death, page the rest of the game: Enter for the next day or night,
         q for the result; the game waits meanwhile (the orchestrator awaits this between steps)."""
         while self._paused:
+            if game.finished:  # nothing left to wait for: the end of the story, then the result
+                self._paused, self._part_lines, self._watching = False, 0, False
+                assert self._view is not None
+                self._catch_up(self._view)
+                return
             if self._first_pause:
                 question = "Enter to watch the rest, or q to skip to the result."
                 self._first_pause = False
