@@ -401,7 +401,11 @@ class Game:
         arrivals: dict[str, float] = {}
         for req in pending:
             decision = by_id[req.id]
-            timed = {} if decision.at is None else {"at": round(decision.at, 3)}
+            if decision.at is None:
+                timed = {}
+            else:  # a table on the wall clock: when the answer came is part of the record
+                timed = {"at": round(decision.at, 3)}
+                arrivals[req.player] = timed["at"]
             if decision.forfeit:
                 if decision.action is None:  # drawn here, in request order, so arrival order never matters
                     decision.action = self.default_action(req)
@@ -411,8 +415,6 @@ class Game:
             else:
                 self.tell(req.player, "action", actor=req.player, request=req.id, action=decision.action, **timed)
             answers[req.player] = decision.action
-            if timed:
-                arrivals[req.player] = timed["at"]
         self.arrivals = arrivals
         self._pending = []
         self.PHASES[self.phase].resolve(self, answers)
