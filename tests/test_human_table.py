@@ -619,3 +619,36 @@ def test_no_internal_name_in_a_whole_game_in_a_terminal(tmp_path: Path, variant:
     assert child.exitstatus == 0 and asked and "Result: " in screen, screen[-1500:]
     assert not internal_names(screen.split("Result: ")[0]), internal_names(screen)[:5]
     assert replay(read_transcript(next(tmp_path.glob("*.jsonl")))).ok
+
+
+COUNTDOWN_LINE = """
+import asyncio, sys
+from arena.players.human.keyboard import TerminalKeyboard
+keyboard = TerminalKeyboard()
+async def game():
+    loop = asyncio.get_running_loop()
+    keyboard.start(loop, lambda: None)
+    keyboard.show_status("Hand 1, beat 4 of 18 · Bob and Cid may act", loop.time() + 2.5, "Hand 1, beat 4 of 18 · done")
+    await asyncio.sleep(1.6)
+    with keyboard.above_prompt():
+        print("NEWS")
+    line = await keyboard.read("move> ", [], deadline=loop.time() + 3)
+    print("GOT", repr(line))
+keyboard.play(lambda: asyncio.run(game()))
+"""
+
+
+def test_a_beat_without_a_question_counts_down_on_its_own_line(tmp_path: Path) -> None:
+    """A dead person (or one waiting out another's soliloquy) still sees the beat run out."""
+    script = tmp_path / "countdown.py"
+    script.write_text(COUNTDOWN_LINE, encoding="utf-8")
+    env = {**os.environ, "TERM": "dumb", "PYTHONPATH": str(ROOT)}
+    child = pexpect.spawn(sys.executable, [str(script)], env=env, encoding="utf-8", timeout=20, dimensions=(24, 100))
+    child.logfile_read = io.StringIO()
+    child.expect(r"\[ 3s\] Hand 1, beat 4 of 18 · Bob and Cid may act")
+    child.expect(r"\r\[ 2s\] Hand 1, beat 4 of 18")  # redrawn in place
+    child.expect(r"\rHand 1, beat 4 of 18 · done\s*\r\nNEWS\r\n")  # news ends it on a line of its own
+    child.expect(r"\[ 3s\] move> ")
+    child.sendline("x")
+    child.expect("GOT 'x'")
+    child.expect(pexpect.EOF)

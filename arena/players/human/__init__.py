@@ -259,11 +259,17 @@ class HumanPlayer:
             self._catch_up(self._view)  # what the last beat did comes first
         self._beat = beat
         others = [n for n in beat.players if n != self.name]
-        if self.name in beat.players:
+        if self.name in beat.players:  # the question's prompt counts down
             who = "you" + (f" and {and_list(others)}" if others else "") + " may act"
+            self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
+            return
+        who = f"{and_list(others)} may act" if others else "nobody may act"
+        line = f"{beat.label} · {beat.seconds:g} s · {who}"
+        status = getattr(self.keyboard, "show_status", None)
+        if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
+            status(f"{beat.label} · {who}", beat.ends, line)
         else:
-            who = f"{and_list(others)} may act" if others else "nobody may act"
-        self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
+            self._print(Text(line, style="bold cyan"))
 
     def _beat_of(self, request: DecisionRequest) -> Beat | None:
         beat = self._beat

@@ -118,6 +118,8 @@ class TerminalKeyboard:
         self._shown: int | None = None  # the countdown on screen
         self._done = threading.Event()  # the game is over: stop reading
         self._screen = threading.RLock()  # one writer at a time on the prompt's line
+        self._status: tuple[str, float, str] | None = None  # a countdown line with no question: text, end, final words
+        self._status_left = -1
         self._serving = False  # play() is reading the terminal in the main thread
         self._words: Sequence[str] = ()
         self._tty: Any = None
@@ -151,6 +153,7 @@ class TerminalKeyboard:
         """Print above the open prompt (from the game's thread): the prompt and what is typed in it
         are drawn again below what was printed, so nothing lands in the middle of a line."""
         with self._screen:
+            self._end_status()  # a beat's countdown line ends where the game has news
             job = self._open
             if job is None or job.closed:
                 yield
@@ -162,6 +165,49 @@ class TerminalKeyboard:
             finally:
                 sys.stdout.write(self._prompt_text(job) + self._line_buffer())
                 sys.stdout.flush()
+
+    def show_status(self, text: str, deadline: float, final: str) -> None:
+        """A line counting down to ``deadline`` (event-loop time) while nothing is asked: a beat in
+        which the person has no move; it becomes ``final`` when it ends (by news, or a question)."""
+        loop = asyncio.get_running_loop()
+        until = time.monotonic() + (deadline - loop.time())
+        with self._screen:
+            self._end_status()
+            if not sys.stdout.isatty():
+                print(final, flush=True)
+                return
+            self._status = (text, until, final)
+            self._draw_status()
+
+    def _draw_status(self) -> None:
+        """(Re)draw the countdown line; the caller holds the screen lock."""
+        if self._status is None:
+            return
+        text, until, final = self._status
+        left = max(0, int(until - time.monotonic() + 0.999))
+        line = f"[{left:2d}s] {text}"
+        sys.stdout.write(("\r\x1b[K" if self._fancy else "\r") + line.ljust(len(final)))
+        sys.stdout.flush()
+        self._status_left = left
+
+    def _end_status(self) -> None:
+        """Turn the countdown line into its final words and end it; the caller holds the screen lock."""
+        if self._status is None:
+            return
+        text, _, final = self._status
+        self._status = None
+        width = len(text) + 6  # the "[ 7s] " in front
+        sys.stdout.write(("\r\x1b[K" if self._fancy else "\r") + final.ljust(width) + "\n")
+        sys.stdout.flush()
+
+    def _tick_status(self) -> None:
+        with self._screen:
+            if self._status is None:
+                return
+            if time.monotonic() >= self._status[1]:
+                self._end_status()
+            elif max(0, int(self._status[1] - time.monotonic() + 0.999)) != self._status_left:
+                self._draw_status()
 
     def _finish_line(self, job: _Prompt) -> None:
         """End an open prompt's line at once when the game no longer waits for it (its time is up),
@@ -218,6 +264,8 @@ class TerminalKeyboard:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, old_alarm)
             signal.signal(signal.SIGINT, old_int)
+        with self._screen:
+            self._end_status()
         thread.join()
         ok, value = outcome[0]
         if not ok:
@@ -230,8 +278,11 @@ class TerminalKeyboard:
                 try:
                     job = self._prompts.get(timeout=TICK)
                 except queue.Empty:
+                    self._tick_status()
                     continue
                 if not job.withdrawn.is_set():
+                    with self._screen:
+                        self._end_status()
                     self._ask(job)
             except KeyboardInterrupt:  # Ctrl-C between prompts: the game asks whether to quit
                 self._between_prompts()
