@@ -20,6 +20,7 @@ from rich.text import Text
 
 from arena.engine import ActionBase, Event, Game, dump_action
 from arena.engine.events import PUBLIC
+from arena.outcome import fate_text, fates
 
 PLAIN_PUBLIC = {  # type -> sentence about data["player"]
     "charged": "{} is charged.",
@@ -246,10 +247,10 @@ class Printer:
 
 
 def fate(game: Game, name: str) -> str:
-    for death in game.deaths:
-        if death.player == name:
-            return f"died day {death.day} ({death.cause})"
-    return "alive"
+    """How ``name`` left the game, in the words every reader uses (:mod:`arena.outcome`), with the
+    recorded cause: the game is over, so a night killer the table was not told is named."""
+    truth = next((d.cause for d in reversed(game.deaths) if d.player == name), None)
+    return fate_text(fates(game.log).get(name), truth)
 
 
 def print_result(console: Console, game: Game, specs: Mapping[str, str], transcript: Path | None) -> None:
