@@ -157,6 +157,8 @@ def _public_event(say: Any, event: Event, item: Item | None, day_word: str, view
     if shown is None:
         return
     text, style = shown
+    if item is not None and item.kind == "line":  # the story's own wording ("puts the kill card on "no kill"")
+        text = item.text
     if event.type == "hand_over" and item is not None:
         data = item.data
         signed = lambda values: ", ".join(f"{n} {v:+d}" if isinstance(v, int) else f"{n} {v}" for n, v in values.items())  # noqa: E731

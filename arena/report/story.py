@@ -30,7 +30,7 @@ from arena.outcome import CAUSE_WORDS, Fate, fates, moments, result_text
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
 from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
 from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision
-from arena.report.words import HAND_ENDS, action_words, claim_words, names, thought
+from arena.report.words import HAND_ENDS, action_words, claim_words, names, slot_words, thought
 from arena.transcript import Transcript
 
 __all__ = [
@@ -508,6 +508,11 @@ class _Builder:
         elif t in ("cop_declared", "declaration_void"):
             self.declaration(event, item)
         elif t in ("card_placed", "kill", "retracted", "judge_ruling"):
+            if t == "card_placed":
+                slot = data.get("slot")
+                item.text = f"{event.actor} " + (
+                    "takes the kill card back." if slot is None else f"puts the kill card {slot_words(slot)}."
+                )
             self.move_card(event)
         item.data.setdefault("actor", event.actor or "")
         self.add(item)
