@@ -134,7 +134,7 @@ def test_a_seats_page_holds_no_other_seats_secrets(
 def _cards_table_shows_only_known_cards(page: str, events: list[Event], name: str, key: str) -> None:
     """The seats table: another seat's card only where the seat learned it (its team, a card shown at death)."""
     rows = re.findall(
-        r'<tr><td><span class="who t-[^"]*" data-who="(\w+)">\w+</span></td><td><code>[^<]*</code></td>\s*<td>(.*?)</td>', page
+        r'<tr><td><span class="who[^"]*" data-who="(\w+)">\w+</span></td><td><code>[^<]*</code></td>\s*<td>(.*?)</td>', page
     )
     if key.removesuffix("-random") in MCKAY or key == "model duel":
         assert rows == [], "McKay's seats table has no card: it changes every hand"
@@ -363,7 +363,7 @@ def test_mckay_hands_fold_into_one_line_and_read_as_sentences(games: dict[str, P
 
 def test_a_bots_weighing_is_laid_out(games: dict[str, Path]) -> None:
     page = render_game(read_transcript(games["duel"]))
-    assert 'class="thought weigh"' in page and 'class="opt chosen"' in page
+    assert 'class="thought weigh"' in page and re.search(r"<i>weighs</i> .*?<b>\w", page)
     assert "EV kill:" not in _text(page)
 
 
@@ -385,3 +385,19 @@ def test_show_prints_words_not_python_values(games: dict[str, Path], key: str, c
         assert main(["show", str(path), "--as", seats[0]]) == 0
         first = capsys.readouterr().out.splitlines()[1]
         assert first.startswith(f"As seen by {seats[0]}:"), "no card: it changes every hand"
+
+
+def test_in_chromium_each_view_shows_only_its_own_verdicts(browser: Browser, scripted: Path, tmp_path: Path) -> None:
+    page = tmp_path / "scripted.html"
+    page.write_text(render_game(read_transcript(scripted)), encoding="utf-8")
+    shown = "Array.from(document.querySelectorAll('.vd')).filter(e => e.checkVisibility()).map(e => e.textContent)"
+    browser.events.clear()
+    browser.open(page.as_uri())
+    moderator = browser.evaluate(shown)
+    assert any("really mafia" in v for v in moderator) and not any("you hold" in v for v in moderator)
+    browser.open(f"{page.as_uri()}#as=Bob")
+    bob = browser.evaluate(shown)
+    assert any("you hold the only inspector card" in v for v in bob) and not any("really" in v for v in bob)
+    browser.open(f"{page.as_uri()}#as=Cid")
+    assert browser.evaluate(shown) == [], "a citizen could judge none of these claims"
+    assert browser.errors() == []

@@ -619,22 +619,19 @@ class _Builder:
         self.place_slots()
         data = event.data
         end = HAND_ENDS.get(str(data.get("reason")), str(data.get("reason")).replace("_", " "))
-        item = Item("hand_over", event.seq, text=f"Hand {data.get('number')} over, ended by {end}", data=data)
-        self.add(item)
-        section = self.sections[-1]
         deaths = []
         for d in data.get("deaths") or []:
             by = names(d.get("by")) if d.get("by") else "somebody"
             if d.get("cause") == "vote":  # trio, round 1: two kill cards on one player
-                deaths.append(f"{by} put their cards on {d.get('player')}")
+                deaths.append(f"{by} put their kill cards on {d.get('player')}")
             else:
                 deaths.append(f"{by} killed {d.get('player')}")
-        section.hand = {
-            "seq": event.seq, "number": data.get("number"),
-            "cards": [(n, str(c), self.team_of.get(str(c), "")) for n, c in _plain(data.get("roles")).items()],
-            "end": end,
-            "deaths": deaths, "points": _plain(data.get("points")), "scores": _plain(data.get("scores")),
-            "declarations": list(self.declarations),
+        cards = [(n, str(c), self.team_of.get(str(c), "")) for n, c in _plain(data.get("roles")).items()]
+        shown = {**data, "cards": cards, "death_words": deaths}  # the event's own data stays as recorded
+        self.add(Item("hand_over", event.seq, text=f"Hand {data.get('number')} over, ended by {end}", data=shown))
+        self.sections[-1].hand = {
+            "seq": event.seq, "number": data.get("number"), "cards": cards, "end": end, "deaths": deaths,
+            "points": _plain(data.get("points")), "scores": _plain(data.get("scores")), "declarations": list(self.declarations),
         }  # fmt: skip
 
     # ---- cards, speeches, votes --------------------------------------------------------------------
