@@ -332,6 +332,8 @@ def test_a_tournament_game_shows_each_seats_beliefs(tmp_path: Path, monkeypatch:
     game = rows[0][0]
     page = (tmp_path / "board" / "games" / (game.replace("/", "_") + ".html")).read_text(encoding="utf-8")
     assert 'id="beliefs"' in page
+    index = _text((tmp_path / "board" / "index.html").read_text(encoding="utf-8"))
+    assert " wins: " in index and "(win)" not in index, "the games table gives results in words"
     mine = [r for r in rows if r[0] == game]
     for *_, p, _truth in mine:
         assert f"{p:.2f}" in page
@@ -345,7 +347,7 @@ def test_mckay_hands_fold_into_one_line_and_read_as_sentences(games: dict[str, P
         transcript = read_transcript(games[key])
         page = render_game(transcript)
         assert page.count('<details class="handfold">') == 3, key
-        lines = re.findall(r'<div class="handline">(.*?)</div></summary>', page, flags=re.S)
+        lines = re.findall(r'<span class="handline">(.*?)</span></summary>', page, flags=re.S)
         assert len(lines) == 3
         for line in map(_text, lines):
             assert "ended by" in line and "points" in line and "totals" in line, line
@@ -390,7 +392,7 @@ def test_show_prints_words_not_python_values(games: dict[str, Path], key: str, c
 def test_in_chromium_each_view_shows_only_its_own_verdicts(browser: Browser, scripted: Path, tmp_path: Path) -> None:
     page = tmp_path / "scripted.html"
     page.write_text(render_game(read_transcript(scripted)), encoding="utf-8")
-    shown = "Array.from(document.querySelectorAll('.vd')).filter(e => e.checkVisibility()).map(e => e.textContent)"
+    shown = "Array.from(document.querySelectorAll('main > :not(.legend) .vd')).filter(e => e.checkVisibility()).map(e => e.textContent)"
     browser.events.clear()
     browser.open(page.as_uri())
     moderator = browser.evaluate(shown)

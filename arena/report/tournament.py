@@ -15,6 +15,7 @@ from typing import Any
 
 import arena
 from arena.report.folder import ReportError, story_page
+from arena.outcome import result_text
 from arena.report.html import environment
 
 
@@ -78,6 +79,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     for game in games:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
+        row["result"] = result_text(row.get("winner"), str(row.get("reason") or ""))  # in words, never the code
         source = _transcript(str(game["transcript"]), path)
         row["link"] = ""
         if source is None:
