@@ -392,7 +392,10 @@ def test_show_prints_words_not_python_values(games: dict[str, Path], key: str, c
 def test_in_chromium_each_view_shows_only_its_own_verdicts(browser: Browser, scripted: Path, tmp_path: Path) -> None:
     page = tmp_path / "scripted.html"
     page.write_text(render_game(read_transcript(scripted)), encoding="utf-8")
-    shown = "Array.from(document.querySelectorAll('main > :not(.legend) .vd')).filter(e => e.checkVisibility()).map(e => e.textContent)"
+    shown = (
+        "Array.from(document.querySelectorAll('main > :not(.legend) .vd'))"
+        ".filter(e => e.checkVisibility()).map(e => e.textContent)"
+    )
     browser.events.clear()
     browser.open(page.as_uri())
     moderator = browser.evaluate(shown)
