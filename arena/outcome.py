@@ -1,13 +1,13 @@
 """How a game ended and how each player left it, in words: one wording for every reader.
 
-The terminal's end table (:mod:`arena.console`), ``arena show`` and the HTML reports all say a
-death the same way, from the event log alone: a death belongs to the day or night *in which the
-table learned of it*, i.e. the last ``day``/``night``/``hand`` event before the ``death`` event.
-A shot fired in night 1 and announced on the morning of day 2 is "night 1", never "day 1" (the
-death's ``day`` number, which counts days, says nothing about whether it was a night).
+A game's result is said with its reason in words ("town wins: every mafia member is gone"),
+never as the engine's reason code ("win", "max_days", "match"): :func:`result_text`, used by the
+terminal's result line (:mod:`arena.console`), ``arena show`` and the reports.
 
-A game's result is said with its reason in words ("town wins: every mafia member is gone"), never
-as the engine's reason code ("win", "max_days", "match").
+A death is worded by :func:`arena.engine.wording.fate_text` ("killed by the mafia on night 1",
+"executed on day 2") from the death's cause, day and phase; :func:`fates` finds each player's
+announced death in an event log and words it that way, so the report, ``arena show`` and the
+terminal's end table say the same thing.
 """
 
 from __future__ import annotations
@@ -17,60 +17,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import Event
-
-#: the engine's death causes -> what happened, in words (the period is added after a comma)
-CAUSE_WORDS = {
-    "execution": "executed",
-    "lot": "died by lot",
-    "vote": "voted out",
-    "mafia": "killed by the mafia",
-    "maniac": "killed by the maniac",
-    "mistress": "died with the mistress",
-    "night": "killed",  # cove hides who killed at night: the period says when
-    "arrest": "arrested",
-    "kill": "killed",
-    "simultaneous": "killed in a simultaneous kill",
-}
-PERIODS = {"day": "day", "night": "night", "hand": "hand"}
-
-
-@dataclass(frozen=True, slots=True)
-class Moment:
-    """A day, a night or a hand: what a reader calls the part of the game an event belongs to."""
-
-    period: str  # "day", "night", "hand", or "" before the first one
-    number: int
-
-    def text(self) -> str:
-        return f"{self.period} {self.number}" if self.period else "before the game"
+from arena.engine.wording import fate_text
 
 
 @dataclass(frozen=True, slots=True)
 class Fate:
-    """A player's death as the table was told: when, and the announced cause."""
+    """A player's death as the table was told: the announced cause, when, the card if shown."""
 
     player: str
     cause: str
-    moment: Moment
-    role: str | None = None  # the card shown at death, when the rules show it
+    day: int
+    phase: str
+    role: str | None = None
 
     def text(self, cause: str | None = None) -> str:
-        """ "killed by the mafia, night 1", "executed, day 2"; ``cause`` replaces the announced one
-        (the recorded truth, where the variant hid it from the table)."""
-        cause = cause or self.cause
-        return f"{CAUSE_WORDS.get(cause, f'died ({cause})')}, {self.moment.text()}"
-
-
-def moments(events: Iterable[Event]) -> dict[int, Moment]:
-    """Each event's seq -> the day, night or hand it belongs to (the last one opened before it)."""
-    out: dict[int, Moment] = {}
-    current = Moment("", 0)
-    for event in events:
-        if event.type in PERIODS and event.to is None:
-            number = event.data.get("number", event.day)
-            current = Moment(PERIODS[event.type], int(number) if isinstance(number, int) else event.day)
-        out[event.seq] = current
-    return out
+        """ "killed by the mafia on night 1"; ``cause`` replaces the announced one (the recorded truth,
+        where the variant hid it from the table)."""
+        return fate_text(cause or self.cause, self.day, self.phase)
 
 
 def fates(events: Iterable[Event]) -> dict[str, Fate]:
@@ -80,24 +43,13 @@ def fates(events: Iterable[Event]) -> dict[str, Fate]:
     one of the latest hand in which they died.
     """
     out: dict[str, Fate] = {}
-    current = Moment("", 0)
     for event in events:
-        if event.type in PERIODS and event.to is None:
-            number = event.data.get("number", event.day)
-            current = Moment(PERIODS[event.type], int(number) if isinstance(number, int) else event.day)
-        elif event.type == "death" and event.to is None:
-            name = str(event.data.get("player"))
-            role = event.data.get("role")
-            out[name] = Fate(name, str(event.data.get("cause")), current, str(role) if role else None)
+        if event.type == "death" and event.to is None:
+            name, role = str(event.data.get("player")), event.data.get("role")
+            out[name] = Fate(name, str(event.data.get("cause")), event.day, event.phase, str(role) if role else None)
     return out
 
 
-def fate_text(fate: Fate | None, cause: str | None = None) -> str:
-    """A seat's fate for a table: "alive", or how and when it died (``cause``: see :meth:`Fate.text`)."""
-    return "alive" if fate is None else fate.text(cause)
-
-
-# ---- results ----------------------------------------------------------------------------------
 def result_text(
     winner: str | None,
     reason: str,

@@ -303,7 +303,9 @@ def test_results_and_deaths_in_words_everywhere(games: dict[str, Path], capsys: 
         path = games[key]
         transcript = read_transcript(path)
         events = _events(path)
-        night = {name: fate.moment.text() for name, fate in fates(events).items() if fate.moment.period == "night"}
+        night = {
+            name: "on " + fate.text().split(" on ")[-1] for name, fate in fates(events).items() if " on night " in fate.text()
+        }
         assert night, key
         page = _text(render_game(transcript))
         assert main(["show", str(path)]) == 0
@@ -312,9 +314,9 @@ def test_results_and_deaths_in_words_everywhere(games: dict[str, Path], capsys: 
         record = Console(record=True, width=200)
         print_result(record, game, transcript.header["players"], None)
         table = record.export_text()
-        for name, moment in night.items():
+        for name, words in night.items():
             for text in (page, shown, table):
-                assert re.search(rf"{name}\b.*?{moment}", text), (key, name, moment)
+                assert re.search(rf"{name}\b.*?{words}", text), (key, name, words)
         for text in (page, shown, table):
             assert "died day" not in text
             assert not re.search(r"\((win|max_days|match)\)", text), key

@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.console import _public
 from arena.engine import Event
+from arena.engine.wording import public_line
 from arena.report.knowledge import Statement
 from arena.report.story import Answer, Item, SeatUsage, Story, audience_label, build_story, private_line
 from arena.report.words import action_words, thought
@@ -153,7 +153,7 @@ def _public_event(say: Any, event: Event, item: Item | None, day_word: str, view
     if item is not None and event.type == "vote_result":
         say(_vote_line(item), "cyan")
         return
-    shown = _public(event, day_word)
+    shown = public_line(event, day_word)
     if shown is None:
         return
     text, style = shown

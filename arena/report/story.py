@@ -23,10 +23,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.console import MCKAY_LINES, _private, _public
 from arena.engine import Event
 from arena.engine.events import MODERATOR, PUBLIC
-from arena.outcome import CAUSE_WORDS, Fate, fates, moments, result_text
+from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
+from arena.engine.wording import private_line as console_private_line
+from arena.outcome import Fate, fates, result_text
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
 from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
 from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision
@@ -124,7 +125,7 @@ def private_line(event: Event) -> str:
     note = NOTE_LINES.get(event.type)
     if note is not None:
         return note(event.actor, event.data)
-    return _WHO.sub("", _private(event) or event.type)
+    return _WHO.sub("", console_private_line(event) or event.type)
 
 
 def audience_label(audience: str) -> str:
@@ -322,7 +323,6 @@ class _Builder:
         deck = composition(self.variant, transcript.header, self.events)
         judges = [viewer] if viewer is not None else self.seats
         self.knowledge = {n: Knowledge(n, self.seats, self.team_of, deck) for n in judges}
-        self.moments = moments(self.events)
         self.sections: list[Section] = [Section("Before the game", "setup")]
         self.role: dict[str, str] = {}  # the truth so far (the review story only): seat -> card, seat -> team
         self.team: dict[str, str] = {}
@@ -493,7 +493,7 @@ class _Builder:
     def line(self, event: Event) -> None:
         t, data = event.type, event.data
         if event.to is None:
-            shown = _public(event, self.day_word)
+            shown = public_line(event, self.day_word)
             text = f"{event.actor} accuses {data.get('accused')}." if shown is None else shown[0]
             css = LINE_CLASS.get(t, "table" if t in MCKAY_LINES else "")
         else:
@@ -549,7 +549,7 @@ class _Builder:
         for name, card in views.items():
             groups[card].append(name)
         return {
-            "seq": event.seq, "player": player, "cause": CAUSE_WORDS.get(cause, cause),
+            "seq": event.seq, "player": player, "cause": DEATH_VERBS.get(cause, cause),
             "shown": shown, "truth": None if (shown or self.viewer) else self.role.get(player),
             "views": [(names_, card) for card, names_ in groups.items()],
         }  # fmt: skip
@@ -557,7 +557,7 @@ class _Builder:
     def fate_of(self, event: Event) -> Fate:
         data = event.data
         role = data.get("role")
-        return Fate(str(data.get("player")), str(data.get("cause")), self.moments[event.seq], str(role) if role else None)
+        return Fate(str(data.get("player")), str(data.get("cause")), event.day, event.phase, str(role) if role else None)
 
     def death_line(self, event: Event) -> str:
         fate = self.fate_of(event)
