@@ -24,7 +24,6 @@ from arena.engine.wording import (
     claim_text,
     describe_action,
     fate_text,
-    game_over_text,
     names_or_nobody,
     plain_action,
     plural,
@@ -35,6 +34,7 @@ from arena.engine.wording import (
     speech_line,
     vote_result_line,
 )
+from arena.outcome import result_text
 from arena.players.human.screen import hand_table  # the after-hand table both screens print
 
 __all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_variants"]
@@ -85,9 +85,13 @@ def fate(game: Game, name: str) -> str:
 def print_result(console: Console, game: Game, specs: Mapping[str, str], transcript: Path | None) -> None:
     """Winner, every seat's card and fate, and where the transcript is."""
     if game.finished:
-        unit = "hand" if isinstance(getattr(game, "scores", None), dict) else "day"
-        outcome = game_over_text(game.winner, game.end_reason)
-        console.print(Text(f"Result: {outcome} after {plural(game.day, unit)}.", style="bold"))
+        scores = getattr(game, "scores", None)
+        unit = "hand" if isinstance(scores, dict) else "day"
+        result = result_text(
+            game.winner, game.end_reason, alive_roles={n: game.role_of[n] for n in game.alive}, team_of=game.team_of,
+            scores=scores if isinstance(scores, dict) else None, max_days=getattr(game.options, "max_days", None),
+        )  # fmt: skip
+        console.print(Text(f"Result: {result} (after {plural(game.day, unit)}).", style="bold"))
     else:
         console.print(Text("The game was stopped before its end.", style="bold yellow"))
     table = Table(title=f"{game.name}, seed {game.seed}")

@@ -585,7 +585,7 @@ def test_a_match_prints_a_score_table_after_every_hand(tmp_path: Path, capsys: p
     assert main(["play", "duel", "--hands", "3", "--seed", "2", "--transcripts", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert [int(n) for n in re.findall(r"after hand (\d+)", out)] == [1, 2, 3]
-    assert out.count("seat ┃ card") == 3 and "Result: " in out and " after 3 hands." in out
+    assert out.count("seat ┃ card") == 3 and "Result: " in out and "(after 3 hands)." in out
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--beat-seconds", "5"), ("--think", "2-3")])
