@@ -56,31 +56,6 @@ def check_model_seats(players: Mapping[str, Any]) -> float:
     return time.perf_counter() - started
 
 
-def recorded_game(path: Path) -> dict[str, Any] | None:
-    """What a cassette says was played (variant, seed, seats, options), if it says."""
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: a game's cassette is megabytes
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise _cli_error(f"{path}: not a readable cassette ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
-    if not isinstance(data, dict) or "interactions" not in data:
-        raise _cli_error(f"{path}: not a vcrpy cassette (no interactions)")
-    stamp = (data.get("metadata") or {}).get("arena_game")
-    return stamp if isinstance(stamp, dict) else None
-
-
-def game_stamp(game: Game, specs: Mapping[str, str]) -> dict[str, Any]:
-    """What a cassette records about its game, to check a replay against."""
-    return {
-        "variant": game.name,
-        "seed": game.seed,
-        "seats": {seat: specs.get(seat, "?") for seat in game.seats},
-        "options": game.options.model_dump(mode="json"),
-    }
-
-
 @dataclass
 class ModelCalls:
     """``--record-calls FILE`` or ``--replay-calls FILE`` of one game."""
@@ -93,8 +68,13 @@ class ModelCalls:
 
     def recorded(self) -> dict[str, Any] | None:
         """The replayed cassette's record of its game (read once)."""
+        from arena.players.llm.cassette import read_stamp
+
         if self._recorded is None:
-            self._recorded = recorded_game(self.path) or {}
+            try:
+                self._recorded = read_stamp(self.path) or {}
+            except ValueError as exc:
+                raise _cli_error(str(exc)) from None
         return self._recorded or None
 
     def seed(self) -> int | None:
@@ -110,20 +90,18 @@ class ModelCalls:
 
     def check(self, game: Game, specs: Mapping[str, str]) -> None:
         """A replay of another game (variant, seed, seats, options) is one line before it starts."""
+        from arena.players.llm.cassette import game_stamp, stamp_mismatch
+
         if self.mode != "replay":
             return
-        stamp = self.recorded()
-        if stamp is None:
-            return
-        here = game_stamp(game, specs)
-        diffs = [f"{key} {stamp.get(key)!r}" for key in here if stamp.get(key) != here[key]]
-        if diffs:
-            raise _cli_error(f"{self.path} records another game: {'; '.join(diffs)} (replay with the recorded command)")
+        why = stamp_mismatch(self.path, self.recorded(), game_stamp(game, specs))
+        if why:
+            raise _cli_error(f"{why} (replay with the recorded command)")
 
     @contextlib.contextmanager
     def cassette(self, game: Game, players: Mapping[str, Any], specs: Mapping[str, str]) -> Iterator[None]:
         """Record or replay inside the block (a recording is written even when the game stops)."""
-        from arena.players.llm.cassette import calls_cassette, stamp
+        from arena.players.llm.cassette import calls_cassette, game_stamp, stamp
 
         try:
             with calls_cassette(self.path, self.mode) as cassette:

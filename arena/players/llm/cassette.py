@@ -29,7 +29,7 @@ recording or replaying calls plays its games one after another.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -100,7 +100,43 @@ def missing_vcrpy() -> str | None:
     return None
 
 
+STAMP = "arena_game"
+
+
+def game_stamp(game: Any, specs: Mapping[str, str]) -> dict[str, Any]:
+    """What a cassette records about its game (variant, seed, seats, options), to check a replay against."""
+    return {
+        "variant": game.name,
+        "seed": game.seed,
+        "seats": {seat: specs.get(seat, "?") for seat in game.seats},
+        "options": game.options.model_dump(mode="json"),
+    }
+
+
 def stamp(cassette: Any, game: dict[str, Any]) -> None:
-    """Write what is played (variant, seed, seats, options) into a cassette being recorded, so
-    that a replay of another game is one line before it starts (:func:`arena.calls.recorded_game`)."""
-    cassette.get_metadata("arena_game", game)
+    """Write :func:`game_stamp` into a cassette being recorded, so that a replay of another game
+    is one line before it starts instead of a miss at its first differing request."""
+    cassette.get_metadata(STAMP, game)
+
+
+def read_stamp(path: Path) -> dict[str, Any] | None:
+    """The stamp of a recorded cassette (None: it has none); ValueError for a file that is no cassette."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: a game's cassette is megabytes
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: not a readable cassette ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
+    if not isinstance(data, dict) or "interactions" not in data:
+        raise ValueError(f"{path}: not a vcrpy cassette (no interactions)")
+    found = (data.get("metadata") or {}).get(STAMP)
+    return found if isinstance(found, dict) else None
+
+
+def stamp_mismatch(path: Path, recorded: Mapping[str, Any] | None, here: Mapping[str, Any]) -> str | None:
+    """Why a cassette cannot replay this game (another variant, seed, table or options), or None."""
+    if not recorded:
+        return None
+    diffs = [f"{key} {recorded.get(key)!r}" for key in here if recorded.get(key) != here[key]]
+    return f"{path} records another game: {'; '.join(diffs)}" if diffs else None
