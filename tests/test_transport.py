@@ -143,11 +143,25 @@ def test_a_dead_port_and_a_hang(tmp_path, capsys):
         assert play(tmp_path, {"Ann": f"openai:m@http://127.0.0.1:{port}/v1"}) == 2
     line = one_error_line(capsys.readouterr().err)
     assert f"seat Ann (openai:m@http://127.0.0.1:{port}/v1): cannot reach http://127.0.0.1:{port}/v1" in line
-    with hanging_port() as port:  # the profile's check_timeout (default 5 s) bounds the wait
+    with hanging_port() as port:  # the profile's check_timeout (default 3 s) bounds the wait
         assert play(tmp_path, {"Bob": f"anthropic:m@http://127.0.0.1:{port}"}) == 2
     line = one_error_line(capsys.readouterr().err)
-    assert f"seat Bob (anthropic:m@http://127.0.0.1:{port}): no answer from http://127.0.0.1:{port} within 5 s" in line
+    assert f"seat Bob (anthropic:m@http://127.0.0.1:{port}): no answer from http://127.0.0.1:{port} within 3 s" in line
     assert no_transcript(tmp_path)
+
+
+def test_a_server_slow_to_answer_its_first_call_passes_the_check():
+    """The server lists its models at once but takes longer than check_timeout to answer a call (a
+    model loading): the check passes; the game's own timeout and retries apply from there."""
+    from arena.players.llm import make_llm_player
+    from arena.players.llm.preflight import run_preflight
+
+    with FakeModelServer(fault_rate=1.0, faults=("hang",), hang=1.0) as server:
+        player = make_llm_player(f"openai:unlisted@{server.openai_url}?check_timeout=0.3", "Ann")
+        assert run_preflight({"Ann": player}) == []
+        dead = make_llm_player("openai:m@http://127.0.0.1:9/v1?check_timeout=0.3", "Bob")
+        (problem,) = run_preflight({"Ann": player, "Bob": dead, "Cid": dead})
+        assert problem.seats == ["Bob", "Cid"] and problem.line().endswith("(also seats Cid)")
 
 
 def test_local_seats_and_bots_are_not_checked_over_the_network():

@@ -343,6 +343,10 @@ class Runner:
             writer(game)
         except StopGame as exc:  # an endpoint went down, a replay left its recording: failed, played again next run
             self.live.pop(spec.key, None)
+            if probe is not None:  # belief questions still in flight are withdrawn, not left to the loop
+                for task in probe.tasks:
+                    task.cancel()
+                await probe.wait()
             error = redact(str(exc) or type(exc).__name__)
             writer.close(game, aborted=error)
             self.db.fail_attempt(attempt, error)

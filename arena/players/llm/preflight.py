@@ -2,8 +2,8 @@
 
 A seat whose endpoint is unreachable, refuses its key (401/403) or does not know its model would
 otherwise play a whole game of forfeits. :func:`preflight` checks each distinct (provider, endpoint,
-model, key) once, all at the same time, each within the profile's ``check_timeout`` (5 s by
-default), and returns one :class:`Problem` per failing check — the caller stops before any game
+model, key) once, all at the same time, each request within the profile's ``check_timeout`` (3 s
+by default), and returns one :class:`Problem` per failing check — the caller stops before any game
 starts (``arena play``: one line, exit code 2, no transcript).
 
 What is asked (nothing is generated, nothing is billed, except the last resort below):
@@ -13,7 +13,8 @@ What is asked (nothing is generated, nothing is billed, except the last resort b
 - a server of your own (``@URL``): ``GET /models``. A model in the list passes. A server without
   the route, or whose list does not name the model (llama.cpp's server answers any model name;
   Ollama lists ``llama3.1:latest`` for ``llama3.1``), gets one request of one output token, and
-  only a 404 (or a 400 about the model) to that fails the seat.
+  only a 404 (or a 400 about the model) to that fails the seat (a timeout does not: the server
+  answered its list, and a server loading a model may take a while to answer).
 
 A 429 or 5xx is not a verdict: the endpoint answered, and the game's retry policy and breaker deal
 with a busy provider. ``local`` seats are not checked here (a missing model file is already one
@@ -146,6 +147,10 @@ async def _ask(client: Any, profile: Profile) -> str | None:
     try:
         await _probe(client, profile)
     except Exception as exc:
+        if ids is not None and _names(exc) & set(TIMEOUTS):
+            # the server answered its model list: a slow first answer is a model loading, not a fault
+            log.warning("check of %s: no answer within %g s; going on", profile.model, profile.check_timeout)
+            return None
         status = getattr(exc, "status_code", None)
         if status == 400 and "model" not in _message(exc).lower():
             return None  # refused for another reason (the tiny request itself): the model is known
@@ -161,7 +166,7 @@ async def check(profile: Profile, key: str | None) -> str | None:
     quick = profile.model_copy(update={"timeout": profile.check_timeout})
     client = backend_for(quick).make_client(key)  # its own client: the game's pool belongs to the game's loop
     try:
-        return await asyncio.wait_for(_ask(client, quick), profile.check_timeout + 1.0)
+        return await asyncio.wait_for(_ask(client, quick), profile.check_timeout * 2 + 0.5)
     except TimeoutError:
         return f"no answer from {endpoint_label(profile)} within {profile.check_timeout:g} s"
     finally:

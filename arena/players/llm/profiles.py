@@ -58,7 +58,7 @@ class Profile(BaseModel):
     down_after: int = Field(
         3, ge=1, description="Consecutive calls given up on one endpoint, across the table, that stop the game."
     )
-    check_timeout: float = Field(5.0, gt=0, description="Seconds the check of the endpoint before the game may take.")
+    check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
     context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
 
