@@ -35,8 +35,8 @@ class StopGame(Exception):
     """Raised by a player to stop the whole run: a script ran out, a person quit, an endpoint is down.
 
     The game is not finished: its transcript gets a summary marked ``aborted`` with this message.
-    It lives here, not in the orchestrator, so that players can raise it without importing the
-    layer above them (``arena.orchestrator.StopGame`` is the same class).
+    It lives here, beside the answers, so that a player can stop a game without importing the
+    orchestrator that catches it (``arena.orchestrator.StopGame`` is the same class).
     """
 
     #: True when the stop is a failure of the run (an endpoint down), not a choice (a person quit):
