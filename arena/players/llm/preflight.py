@@ -161,14 +161,24 @@ async def _ask(client: Any, profile: Profile) -> str | None:
     return None
 
 
-async def check(profile: Profile, key: str | None) -> str | None:
-    """One endpoint, model and key: None if it can play, else the cause in words."""
+def _client(profile: Profile, key: str | None) -> tuple[Profile, Any]:
+    """The check's own client (the game's pool belongs to the game's loop), timed by ``check_timeout``."""
     quick = profile.model_copy(update={"timeout": profile.check_timeout})
-    client = backend_for(quick).make_client(key)  # its own client: the game's pool belongs to the game's loop
+    return quick, backend_for(quick).make_client(key)
+
+
+async def _timed(profile: Profile, client: Any) -> str | None:
     try:
-        return await asyncio.wait_for(_ask(client, quick), profile.check_timeout * 2 + 0.5)
+        return await asyncio.wait_for(_ask(client, profile), profile.check_timeout * 2 + 0.5)
     except TimeoutError:
         return f"no answer from {endpoint_label(profile)} within {profile.check_timeout:g} s"
+
+
+async def check(profile: Profile, key: str | None) -> str | None:
+    """One endpoint, model and key: None if it can play, else the cause in words."""
+    quick, client = _client(profile, key)
+    try:
+        return await _timed(quick, client)
     finally:
         await client.close()
 
@@ -186,7 +196,14 @@ async def preflight(players: Mapping[str, Any]) -> list[Problem]:
         groups.setdefault(ident, []).append(seat)
         subjects.setdefault(ident, player)
     idents = list(groups)
-    causes = await asyncio.gather(*(check(subjects[i].profile, getattr(subjects[i], "_key", None)) for i in idents))
+    # Every client first: making one imports its SDK (seconds, blocking the loop), which must not
+    # eat into another check's time.
+    clients = {i: _client(subjects[i].profile, getattr(subjects[i], "_key", None)) for i in idents}
+    try:
+        causes = await asyncio.gather(*(_timed(*clients[i]) for i in idents))
+    finally:
+        for _, client in clients.values():
+            await client.close()
     return [
         Problem(groups[i], getattr(subjects[i], "spec", subjects[i].profile.name), cause)
         for i, cause in zip(idents, causes, strict=True)
