@@ -255,7 +255,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from arena.report import ReportError, report
 
     try:
-        print(report(Path(args.path), Path(args.output) if args.output else None))
+        print(report(Path(args.path), Path(args.output) if args.output else None, args.as_name))
     except ReportError as exc:
         raise CliError(str(exc)) from None
     return 0
@@ -327,6 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-o", "--output", metavar="OUT", help="output file (default: the transcript's, .html) or folder (default: PATH/report)"
     )
+    p.add_argument(
+        "--as", dest="as_name", metavar="NAME",
+        help="one seat's own page: built from what NAME saw alone, safe to send to that player (default FILE.NAME.html)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("show", help="tell a transcript in the terminal, everything or as one player saw it")
