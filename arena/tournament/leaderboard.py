@@ -461,12 +461,13 @@ def print_report(report: Report, console: Any) -> None:
 
 
 def _short_verdict(c: Comparison) -> str:
+    """At most 13 characters: the terminal's verdict column."""
     if c.better is not None:
         return "A better" if c.better == c.a else "B better"
     verdict = c.verdict()
     if verdict == "no detectable difference yet":
-        return f"not yet ({c.pairs_for_target})" if c.pairs_for_target else "not yet"
-    return verdict
+        return f"not yet ({c.pairs_for_target})" if c.pairs_for_target and c.pairs_for_target < 100_000 else "not yet"
+    return {"no difference observed": "no difference"}.get(verdict, verdict)
 
 
 # ---- files --------------------------------------------------------------------------------------------
