@@ -307,6 +307,7 @@ def test_command_errors_are_one_line(tmp_path):
         (("tournament", str(bad)), "models.b: unknown model profile 'nosuchkind'"),
         (("tournament", str(tmp_path / "none.toml")), "no such file"),
         (("leaderboard", str(tmp_path / "none.sqlite")), "no such database"),
+        (("leaderboard", str(tmp_path / "none.sqlite"), "--target", "2"), "--target 2.0: give a difference between 0 and 1"),
         (("balance", "duel"), "duel has no town side"),
         (("balance", "classic", "--players", "5-7"), "classic takes 6-18 players, not 5"),
         (("balance", "classic", "--players", "x"), "use a size (9), a range (7-14) or a list"),

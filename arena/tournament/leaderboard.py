@@ -414,8 +414,8 @@ def print_report(report: Report, console: Any) -> None:
         say()
 
     say(
-        f"{report.total_games} games, {report.pairs} mirrored pairs"
-        + (f" ({report.unpaired} games without their mirror yet)" if report.unpaired else "")
+        f"{_count(report.total_games, 'game')}, {_count(report.pairs, 'mirrored pair')}"
+        + (f" ({_count(report.unpaired, 'game')} without its mirror yet)" if report.unpaired else "")
         + f"; models: {', '.join(report.models)}"
     )
     say()
@@ -436,6 +436,8 @@ def print_report(report: Report, console: Any) -> None:
     say(f"p adj: sign-flip test, Holm-adjusted over all {len(report.comparisons)} comparisons. Verdict: which of A and B is "
         f"better, or 'not yet (N)': no detectable difference yet; about N pairs would detect a difference of "
         f"{report.target:.2f} with 80% power.")  # fmt: skip
+    if not report.comparisons:
+        say("none yet: a comparison needs both games of a mirrored pair")
     for _pairing, variant, cs in groups(report):
         name = "all variants" if variant == ALL else variant
         rows = [
@@ -458,6 +460,10 @@ def print_report(report: Report, console: Any) -> None:
             body = [[label, *(r[1 + i] for r in rows if r[0] in chunk)] for i, label in enumerate(labels)]
             table(title, ["", *chunk], body)
     table(*ratings_table(report))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _short_verdict(c: Comparison) -> str:
