@@ -29,9 +29,11 @@ from arena.tournament.inference import (
     compare,
     compare_all,
     holm,
+    holm_tarone,
     paired_differences,
     pairs_for,
     sign_flip_p,
+    smallest_p,
 )
 from arena.tournament.leaderboard import build_report, print_report, report_from_results
 from arena.tournament.metrics import Stat
@@ -70,6 +72,9 @@ def test_holm_adjustment():
     assert holm([0.03, 0.01, 0.04, 0.02]) == pytest.approx([0.06, 0.04, 0.06, 0.06])
     assert holm([0.5, 0.9]) == [1.0, 1.0]
     assert holm([]) == []
+    # Tarone: a test that cannot reach p ≤ 0.05 (3 non-zero differences: at best 2 / 2³) is left out.
+    assert smallest_p(np.array([1.0, 0.0, -1.0, 0.5])) == 0.25 and smallest_p(np.zeros(4)) == 1.0
+    assert holm_tarone([0.01, 0.3, 0.02], [0.001, 0.25, 0.004]) == pytest.approx([0.02, 1.0, 0.02])
 
 
 def test_power_figures():

@@ -21,7 +21,9 @@ The comparison reports their mean with
   metric of a pair is read off the same two games. Benjamini–Hochberg would flag more but
   controls only the expected share of false flags, and needs positive dependence. Comparisons
   that are one measurement (identical differences pair for pair, e.g. the mafia- and town-side
-  win rates of a game with two sides) count once in the family.
+  win rates of a game with two sides) count once in the family, and comparisons that cannot
+  reach p ≤ 0.05 at all (a few pairs, or no spread) do not count (Tarone's rule for discrete
+  tests; their p_adjusted is 1).
 - **power**: with s the standard deviation of the d over pairs, a two-sided test at α = 0.05 has
   80% power against a true difference Δ with about ((z₀.₉₇₅ + z₀.₈₀) · s / Δ)² pairs; with n
   pairs the smallest difference it detects with 80% power is (z₀.₉₇₅ + z₀.₈₀) · s / √n.
@@ -341,14 +343,45 @@ def compare_all(results: Results, seed: int = 0, target: float = 0.10) -> list[C
     return family(family_differences(results), seed, target)
 
 
+def smallest_p(d: np.ndarray, draws: int = FLIPS) -> float:
+    """The smallest p-value the sign-flip test can give these differences, whatever their signs:
+    only the two patterns with every sign alike reach |Σd| = Σ|d|, so 2 / 2^m for m non-zero
+    differences (and no less than 1 / (1 + draws) where the test draws sign patterns)."""
+    m = int(np.count_nonzero(d))
+    if m == 0:
+        return 1.0
+    exact = 2.0 ** (1 - m)
+    return exact if m <= EXACT_LIMIT or _lattice(d[d != 0]) is not None else max(exact, 1 / (1 + draws))
+
+
+def holm_tarone(pvalues: Sequence[float], smallest: Sequence[float]) -> list[float]:
+    """Holm over the hypotheses that can be rejected at all (smallest attainable p ≤ α), 1 for the rest.
+
+    A discrete test that cannot reach p ≤ α (two pairs, or no spread) can never be flagged, so it
+    need not count in the family (Tarone 1990): the family-wise error rate stays ≤ α, since the
+    left-out tests reject with probability 0, and the attainable ones keep their power.
+    """
+    testable = [i for i, floor in enumerate(smallest) if floor <= ALPHA]
+    adjusted = [1.0] * len(pvalues)
+    for i, p in zip(testable, holm([pvalues[i] for i in testable]), strict=True):
+        adjusted[i] = p
+    return adjusted
+
+
 def adjust(comparisons: list[Comparison]) -> None:
-    """Set ``p_adjusted`` by Holm over the distinct measurements of the family (in place)."""
+    """Set ``p_adjusted``: Holm over the distinct, attainable measurements of the family (in place).
+
+    Comparisons with identical differences pair for pair are one measurement and count once; a
+    comparison whose smallest attainable p exceeds α cannot be flagged and does not count
+    (:func:`holm_tarone`).
+    """
     groups: dict[tuple[object, ...], list[Comparison]] = {}
     for c in comparisons:
         signature = (c.a, c.b, c.pair_keys, tuple(round(x, 12) for x in c.differences))
         groups.setdefault(signature, []).append(c)
     distinct = list(groups.values())
-    adjusted = holm([g[0].p for g in distinct])
+    smallest = [smallest_p(np.array(g[0].differences)) for g in distinct]
+    adjusted = holm_tarone([g[0].p for g in distinct], smallest)
     for group, p in zip(distinct, adjusted, strict=True):
         for c in group:
             c.p_adjusted = p

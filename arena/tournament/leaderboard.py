@@ -188,7 +188,7 @@ class Report:
             "comparisons": [c.as_json() for c in self.comparisons],
             "skills": [s.as_json() for s in self.skills.skills],
             "skill_differences": [d.as_json() for d in self.skills.differences],
-            "skill_intercepts": {f.variant: {k: round(v, 6) for k, v in f.intercepts.items()} for f in self.skills.fits},
+            "skill_fits": [f.as_json() for f in self.skills.fits],
             "skills_note": self.skills.note,
             "ratings": {
                 m: {"mu": round(r.mu, 6), "sigma": round(r.sigma, 6), "ordinal": round(r.ordinal, 6), "games": r.games}
@@ -327,6 +327,12 @@ def skill_tables(report: Report) -> list[Table]:
     return out
 
 
+def one_sided_line(fit: Any) -> str:
+    """The matchups of a fit where every game went one way (skills there rest on the prior)."""
+    cases = ", ".join(f"{m} (mafia) vs {t} ({'mafia' if y == 1 else 'town'} always won)" for m, t, y in fit.one_sided)
+    return f"One-sided: {cases}. The skills of these models rest partly on the prior and their intervals are too narrow."
+
+
 def difference_lines(report: Report) -> list[str]:
     """One sentence per pair of models whose skills differ (Holm-adjusted p < α)."""
     lines = []
@@ -423,8 +429,11 @@ def print_report(report: Report, console: Any) -> None:
     if report.skills.fits:
         say("logit P(mafia side wins) = c + deception(mafia model) − detection(town model), in logits; "
             "skills sum to 0 over the models; 95% bootstrap intervals over mirrored pairs.")  # fmt: skip
-        for title, header, rows in skill_tables(report):
+        for (title, header, rows), fit in zip(skill_tables(report), report.skills.fits, strict=True):
             table(title, header[:3], [r[:3] for r in rows])
+            if fit.one_sided:
+                say(one_sided_line(fit))
+                say()
         lines = difference_lines(report)
         say("Pairs that differ (Holm-adjusted p < 0.05):" if lines else "No pair of models differs at 95% (Holm-adjusted).")
         for line in lines:
@@ -493,8 +502,10 @@ def markdown(report: Report, source: str) -> str:
         out.append("")
 
     if report.skills.fits:
-        for title, header, rows in skill_tables(report):
+        for (title, header, rows), fit in zip(skill_tables(report), report.skills.fits, strict=True):
             add(title, header, rows)
+            if fit.one_sided:
+                out += [one_sided_line(fit), ""]
         lines = difference_lines(report)
         out += ["## Pairs that differ (skill model, Holm-adjusted p < 0.05)", ""]
         out += [f"- {line}" for line in lines] or ["- none"]

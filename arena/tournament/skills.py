@@ -31,8 +31,9 @@ size.
   round's deal, so A as mafia against a town C and B as mafia against the same C are two games
   on one deal that differ only in the mafia model (:func:`contrasts`). Their margin differences,
   one per deal, go through the sign-flip test of :mod:`.inference` (detection likewise, with C
-  as the mafia); the p-values are Holm-adjusted over every skill difference reported. The test
-  uses the games against common opponents only, so it needs three models or more.
+  as the mafia); the p-values are Holm-adjusted over every skill difference reported (those that
+  cannot reach p ≤ 0.05 at all left out, as for the paired comparisons). The test uses the games
+  against common opponents only, so it needs three models or more.
 
 Units are logits: a deception 0.5 above another's multiplies the mafia's odds of winning by
 e^0.5 ≈ 1.65 against the same town. McKay's games have no fixed sides and are not in the model.
@@ -50,7 +51,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .design import deals_per_hand
-from .inference import ALL_VARIANTS, ALPHA, data_seed, holm, sign_flip_p
+from .inference import ALL_VARIANTS, ALPHA, data_seed, holm_tarone, sign_flip_p, smallest_p
 from .results import Results, mafia_margin
 
 PRIOR_SD = 2.5
@@ -111,6 +112,7 @@ class SkillDifference:
     diff: Estimate
     p: float
     deals: int = 0  # deals behind the test (:func:`contrasts`)
+    smallest_p: float = 1.0  # the smallest p the test could give (:func:`arena.tournament.inference.smallest_p`)
     p_adjusted: float = 1.0
 
     @property
@@ -140,6 +142,17 @@ class SkillFit:
     skills: list[Skill]
     games: int
     differences: list[SkillDifference] = field(default_factory=list)
+    #: (mafia model, town model, margin) where every game of that matchup ended the same way: the
+    #: likelihood alone would put those skills at ±∞, so they and their intervals rest on the prior
+    one_sided: list[tuple[str, str, float]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "variant": self.variant,
+            "games": self.games,
+            "intercepts": {k: _num(v) for k, v in self.intercepts.items()},
+            "one_sided": [{"mafia": m, "town": t, "margin": y} for m, t, y in self.one_sided],
+        }
 
 
 @dataclass(slots=True)
@@ -311,8 +324,14 @@ def fit_skills(obs: Observations, variant: str, seed: int = 0, resamples: int = 
             keys, d = contrasts(obs, i, j, name)
             p = sign_flip_p(d, data_seed(seed, "contrast", keys, d.round(12).tolist())) if len(d) else 1.0
             estimate = _estimate(point[i] - point[j], draws[:, i] - draws[:, j])
-            diffs.append(SkillDifference(obs.models[i], obs.models[j], variant, name, estimate, p, len(d)))
-    return SkillFit(variant, obs.models, dict(zip(obs.strata, c.tolist(), strict=True)), skills, len(obs.y), diffs)
+            diffs.append(SkillDifference(obs.models[i], obs.models[j], variant, name, estimate, p, len(d), smallest_p(d)))
+    one_sided = []
+    for i, j in itertools.permutations(range(model.K), 2):
+        ys = obs.y[(obs.mafia == i) & (obs.town == j)]
+        if len(ys) and (np.all(ys == 1) or np.all(ys == 0)):
+            one_sided.append((obs.models[i], obs.models[j], float(ys[0])))
+    intercepts = dict(zip(obs.strata, c.tolist(), strict=True))
+    return SkillFit(variant, obs.models, intercepts, skills, len(obs.y), diffs, one_sided)
 
 
 def _estimate(point: float, draws: np.ndarray) -> Estimate:
@@ -379,6 +398,6 @@ def skill_report(
             continue
         fits.append(fit_skills(obs, variant, seed, resamples))
     differences = [d for f in fits for d in f.differences]
-    for d, p in zip(differences, holm([d.p for d in differences]), strict=True):
+    for d, p in zip(differences, holm_tarone([d.p for d in differences], [d.smallest_p for d in differences]), strict=True):
         d.p_adjusted = p
     return SkillReport(fits, notes[0] if notes and not fits else None)
