@@ -120,9 +120,8 @@ MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
     "cop_declared": lambda who, d: f"{who} declares cop" + (f" and looks at card {d['position']}." if d.get("position") else "."),
     "declaration_void": lambda who, d: f"{who}'s declaration is void ({d.get('reason')}).",
     "peek": lambda who, d: f"{who} looks at card {d.get('position')}.",
-    "card_placed": lambda who, d: (
-        f"{who} " + ("takes the kill card back." if d.get("slot") is None else f"places the kill card on {d['slot']}.")
-    ),
+    "card_placed": lambda who, d: f"{who} "
+    + ("takes the kill card back." if d.get("slot") is None else f"places the kill card on {d['slot']}."),
     "kill": lambda who, d: f"{who} kills {d.get('target')}!",
     "judge_ruling": lambda who, d: f"{who} rules that {d.get('first')} killed first.",
     "retracted": lambda who, d: f"{who} takes back the kill on {d.get('target')}.",

@@ -509,7 +509,9 @@ class Cove(Game):
         self.phase = "last_words"
 
     def _ask_last_words(self) -> list[DecisionRequest]:
-        return self.ask_to_speak(self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words")
+        return self.ask_to_speak(
+            self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words"
+        )
 
     def _on_last_words(self, answers: dict[str, ActionBase]) -> None:
         leaver = self.leavers.pop(0)

@@ -132,7 +132,8 @@ class Trio(McKayGame):
         killer, victim = self.call
         return self.ask_to_speak(
             victim,
-            f"{killer} killed you. This beat is your soliloquy: appeal to {killer}, who then continues (you die) or retracts.",
+            f"{killer} killed you. This beat is your soliloquy: appeal to {killer}, who then continues "
+            "(you die) or retracts.",
             group="soliloquy",
             clock=self.clock(),
         )
