@@ -157,6 +157,27 @@ def test_cove_maniac_is_played_by_a_third_party():
     assert all(g.third is None for g in build_design(config()))  # classic has no third side
 
 
+def test_rotated_maniac_counts_in_no_model_overall_figures():
+    """With ``rotate``, a model plays the maniac in other pairings' games: recorded under its name with
+    side ``maniac``, in the maniac side's cells only, never in its overall ones or its game count."""
+    from arena.tournament.calibration import play_tournament
+    from arena.tournament.leaderboard import report_from_results
+    from arena.tournament.results import Results
+
+    games = play_tournament({"a": "bot", "b": "random", "c": "random"}, [{"name": "cove", "players": 10}], 2, seed=3,
+                            third_party="rotate")  # fmt: skip
+    for rec in games:
+        maniac = [p for p in rec.players if p["side"] == "maniac"]
+        assert len(maniac) == 1 and maniac[0]["model"] not in (rec.game["first"], rec.game["second"])
+    report = report_from_results(Results.from_records(games), resamples=20)
+    assert report.games == {"a": 8, "b": 8, "c": 8}  # 2 rounds × 2 pairings × 2 games each, the maniac's excluded
+    assert all(c.group != "all" or c.model in "abc" for c in report.cells.values())
+    maniac_cells = {c.model for c in report.cells.values() if c.group == "side:maniac"}
+    assert maniac_cells == {"a", "b", "c"}
+    win_all = report.cells[("a", "cove", "all", "win")]
+    assert win_all.games == 8
+
+
 def test_players_get_their_own_seed_per_game():
     """The two games of a pair give their players different seeds: the same seeded player under two
     names (the null case) plays two games, not one game twice."""

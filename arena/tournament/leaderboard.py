@@ -242,7 +242,8 @@ def report_from_results(
             for s in results.stats
         ]  # fmt: skip
     table = cells(stats, seed)
-    own = [p for p in results.seats if p["model"] in ({g["first"] for g in games} | {g["second"] for g in games})]
+    pairing = {g["key"]: (g["first"], g["second"]) for g in games}
+    own = [p for p in results.seats if p["model"] in pairing.get(p["game"], ())]  # not a third party's seat
     ratings = rate_games(games, own)
     per_model: dict[str, set[str]] = {}
     for p in own:
