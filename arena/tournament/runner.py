@@ -151,7 +151,8 @@ def play_builtin(spec: GameSpec, *, beliefs: bool = False) -> GameRecord:
     """Play one game of the design whose seats are all built-in players, in memory (no transcript).
 
     The same game, seat for seat, as the runner plays for ``spec``; used where thousands of bot
-    games are needed fast (calibration of the leaderboard's tests). A pure function of ``spec``.
+    games are needed fast (calibration of the leaderboard's tests). No global state: the game and its
+    rows are a function of ``spec`` alone (apart from the clock times), ready for any process.
     """
     from arena.players.registry import make_player
     from arena.transcript import summary_record
