@@ -219,6 +219,7 @@ class PublicRecord:
         self.accusations.append((accuser, accused, self.day))
         if not (self.mornings or self.claims):
             self.blind = len(self.accusations)
+            self.changes += 1
         self.accusers_today.setdefault(accused, set()).add(accuser)
         self.last_accuser[accused] = accuser
         if accused in self.tried_today:
@@ -760,8 +761,8 @@ HANDLERS = {
     "action": Memory._on_action,
 }
 #: public event types after which a memory mirrors the record's fields again (a vote or a speech
-#: changes none of the fields ``Memory._mirror`` copies; a nomination is an accusation)
-MIRRORED = frozenset({"day", "night", "morning", "death", "accusation", "trial", "charged", "speech"})
+#: changes none of the fields ``Memory._mirror`` copies; an accusation counts one itself)
+MIRRORED = frozenset({"day", "night", "morning", "death", "trial", "charged"})
 #: public events a bot also reacts to on its own (the record folds them in for everyone)
 ON_PUBLIC = {
     "night": Memory._on_night,

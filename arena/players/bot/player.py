@@ -43,7 +43,8 @@ class BotPlayer(SyncPlayer):
         strategy = self.strategy
         if strategy is None:
             strategy = self.strategy = strategy_for(detect_variant(memory))(memory, rng, self.seed)
-        strategy.observe(view)
+        if strategy.observes:
+            strategy.observe(view)
         action = strategy.decide(request)
         if not is_legal(request, action):
             return safe_action(request, rng)

@@ -16,6 +16,8 @@ class Strategy:
     with the request's default or a cautious legal choice, so a bot can sit at any table."""
 
     variant: ClassVar[str] = "generic"
+    #: whether :meth:`observe` reads anything (the day/night strategies need only the memory)
+    observes: ClassVar[bool] = False
 
     def __init__(self, memory: Memory, rng: random.Random, seed: int = 0) -> None:
         self.mem = memory

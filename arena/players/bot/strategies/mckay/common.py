@@ -35,6 +35,7 @@ class McKayStrategy(Strategy, ABC):
 
     #: the variant's own scoring function (set by subclasses from scoring.py)
     scoring: ClassVar[Scoring]
+    observes: ClassVar[bool] = True
     #: how much an opponent's gain counts against mine (the match is won on the highest total)
     rival: ClassVar[float] = 0.8
     #: before a player has been seen: hands of prior, the share of hands that wipe a bonus out
