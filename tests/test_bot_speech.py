@@ -43,7 +43,7 @@ def test_no_bot_names_itself_in_the_third_person(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", ["classic", "village", "cove"])
 def test_an_opener_only_opens_the_day(variant: str) -> None:
-    """"Somebody has to go first" only when nobody has accused (or nominated) anyone yet today."""
+    """An opener ("Somebody has to go first") only when nobody has accused or nominated anyone yet today."""
     openers = 0
     for seed in range(60):
         accused_today = False
