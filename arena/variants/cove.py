@@ -58,7 +58,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from arena.engine import ActionBase, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
+from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
 from arena.engine.events import team_audience
 from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, names_spec
 
@@ -154,6 +154,34 @@ class Cove(Game):
         mafia = cards.count("mafia")
         if mafia == 0 or len(cards) - mafia <= mafia:
             raise RulesError(f"{mafia} mafia among {len(cards)} players: the game would be over before it starts")
+
+    def repertoire(self, player: str) -> Repertoire:
+        """Day speeches, votes and the "both leave" verdict for everyone; each night role its own
+        action (the mafia's on their channel, with words for the team). Names range over every seat."""
+        seats = self.seats
+        options = [
+            Option(
+                "speak", {"nominate": FieldSpec(seats, nullable=True)}, "Speak to everyone: your day speech, a tie speech or last words.",
+                {"nominate": "In your day speech: the player you nominate for the vote; null only when the question says you can nominate nobody."},
+            ),
+            Option("vote", {"target": FieldSpec(seats, nullable=True)}, "Vote for one of the candidates the question names.",
+                   {"target": "The candidate you vote for, or null to abstain."}),
+            Option("verdict", {}, 'Vote yes or no on "both leave" after a tied revote.',
+                   {"yes": "true for both tied players to leave the game, false for both to stay."}),
+        ]  # fmt: skip
+        talk = {"speak"}
+        role = self.role_of[player]
+        if role == "mafia":
+            options.append(Option(
+                "kill", {"target": FieldSpec(seats)}, "On the mafia channel: name tonight's victim; your words reach the mafia only.",
+                {"target": "The living non-mafia player you name as tonight's victim."},
+            ))  # fmt: skip
+            talk.add("kill")
+        elif role == "maniac":
+            options.append(Option("kill", {"target": FieldSpec(seats)}, "Your night kill.", {"target": "The player you kill tonight."}))
+        elif role in NIGHT_SLOT:
+            options.append(Option(NIGHT_SLOT[role], {"target": FieldSpec(seats)}))
+        return Repertoire(tuple(options), talk=frozenset(talk))
 
     def setup(self) -> None:
         self.night = Night()

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, Repertoire, RulesError
 from arena.engine.game import PASS, names_spec
 
 from .scoring import COP, MAFIA, TEAM_OF, TP, HandDeath
@@ -130,6 +130,31 @@ class McKayGame(Game):
         n = len(self.seats)
         self.unpicked = deck[n:]
         return dict(zip(self.seats, deck[:n], strict=True))
+
+    def public_deck(self) -> tuple[tuple[str, int], ...]:
+        """The whole deck (every hand deals from it afresh), by card."""
+        counts = Counter(self.DECK)
+        return tuple((card, counts[card]) for card in self.roles if counts[card])
+
+    def all_positions(self) -> tuple[int, ...]:
+        """Positions of the face-down cards (the same count every hand)."""
+        return tuple(range(1, len(self.DECK) - len(self.seats) + 1))
+
+    def beat_repertoire(self) -> list[Option]:
+        """The kinds of a duel / duel3 beat, with every value they can take in the match."""
+        lone = len(self.seats) == 2
+        return [
+            Option("pass", {}, "Let the beat go by (you may still speak)."),
+            Option("kill", {"target": FieldSpec(self.seats)}, "Kill your opponent." if lone else "Kill one of the other players."),
+            Option(
+                "declare_cop", {"position": FieldSpec(self.all_positions())},
+                "Declare \"I am the cop\" and look at one face-down card; only the hand's first declaration counts.",
+            ),
+            Option(
+                "handshake", {},
+                "Offer to end the hand with nobody dead; every living player must offer, in the same beat or the next.",
+            ),
+        ]  # fmt: skip
 
     def check_deal(self, deal: dict[str, str]) -> None:
         if not Counter(deal.values()) <= Counter(self.DECK):
