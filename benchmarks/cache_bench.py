@@ -7,7 +7,9 @@ cache: the tool definitions first, then the response format (and, on Anthropic, 
 whose change invalidates the cached messages), the system prompt and the messages in order
 (Anthropic's ``cache_control`` markers left out: they are not content). A call's *cacheable
 share* is the longest prefix it shares with any earlier call of the same seat in the same game,
-over its length; the first call of a seat has none. Tokens are counted as characters / 4, as the
+over its length. *reuse* is its mean over the calls that have an earlier call of their seat (a
+seat's first call has nothing to share with; as in tests/test_llm_games.py), and the uncached
+tokens count every call, first calls whole. Tokens are counted as characters / 4, as the
 stand-in does.
 
 Printed per variant and style: model calls, decisions, prompt tokens, the mean cacheable share
@@ -35,10 +37,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-STYLES = (
-    "openai:tools", "anthropic:tools", "openai:json_schema", "anthropic:json_schema",
-    "openai:json_text", "anthropic:json_text",
-)  # fmt: skip
+#: style -> seat spec options. OpenAI tools seats narrow the fixed tools to the kinds legal now
+#: with tool_choice allowed_tools, as they do on the official endpoint (the stand-in honours it).
+STYLES = {
+    "openai:tools": "&allowed_tools=true",
+    "anthropic:tools": "",
+    "openai:json_schema": "",
+    "anthropic:json_schema": "",
+    "openai:json_text": "",
+    "anthropic:json_text": "",
+}
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "max_retry_after": 0.01, "retry_budget": 20.0, "timeout": 20.0}
 CHUNK = 4096
 
@@ -128,10 +136,12 @@ def measure(log: list[dict[str, Any]]) -> tuple[int, int, list[float], bool]:
         api, body = entry["api"], entry["body"]
         key = cache_key(api, body)
         seat = f"{api}:{entry['player']}"
+        first = seat not in seats
         shared = seats.setdefault(seat, PrefixSet()).add(key)
         chars += len(key)
         uncached += len(key) - shared
-        shares.append(shared / len(key))
+        if not first:
+            shares.append(shared / len(key))
         system = body.get("system") if api == "anthropic" else body["messages"][0]
         form = body.get("response_format") if api == "openai" else body.get("output_config")
         choice = body.get("tool_choice") if api == "anthropic" else None
@@ -154,7 +164,7 @@ async def play(variant: str, style: str, players: int | None, options: dict[str,
     started = time.perf_counter()
     with FakeModelServer(seed=seed) as server:
         url = server.openai_url if provider == "openai" else server.anthropic_url
-        spec = f"{provider}:bench-{mode}@{url}?structured={mode}"
+        spec = f"{provider}:bench-{mode}@{url}?structured={mode}{STYLES.get(style, '')}"
         full = game.options.model_dump(mode="json")
         llm = {n: make_llm_player(spec, n, seed, variant=variant, options=full, **FAST) for n in seats}
         await run(game, llm)
@@ -189,14 +199,16 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", nargs="*", default=sorted(VARIANTS))
-    parser.add_argument("--styles", nargs="*", default=list(STYLES))
+    parser.add_argument("--styles", nargs="*", default=list(STYLES), choices=list(STYLES))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-scaling", action="store_true", help="skip the growth table")
     args = parser.parse_args()
     sizes = {"classic": 9, "cove": 10}  # the tables; the others play their default size
-    print("reuse = mean cacheable share per call, counting tools; uncached = prompt tokens no earlier call")
-    print("of the seat shares (Σ over the game); rej. = rejected answers (re-asked); forf. = forfeits;")
-    print("fixed = the tools, response format, tool choice (Anthropic) and system prompt of every call of a\nseat were byte-identical\n")
+    print("reuse = mean cacheable share per call (after each seat's first), counting tools; uncached = prompt")
+    print("tokens no earlier call of the seat shares (Σ over the game); unc/dec = uncached per decision;")
+    print("rej. = rejected answers (re-asked); rej/d = rejections per decision; forf. = forfeits;")
+    print("fixed = the tools, response format, tool choice (Anthropic) and system prompt of every call of a")
+    print("seat were byte-identical\n")
     print(HEADER)
     totals: dict[str, list[Figures]] = {}
     for variant in args.variants:

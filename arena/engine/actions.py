@@ -161,17 +161,11 @@ Action = Annotated[Union[ACTION_TYPES], Field(discriminator="kind")]  # noqa: UP
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 #: kind -> model class
-KINDS: dict[str, type[ActionBase]] = {
-    cls.model_fields["kind"].default: cls for cls in ACTION_TYPES
-}
+KINDS: dict[str, type[ActionBase]] = {cls.model_fields["kind"].default: cls for cls in ACTION_TYPES}
 
 #: kind -> the fields that name players, positions or slots (the ones a decision narrows)
 TARGET_FIELDS: dict[str, tuple[str, ...]] = {
-    kind: tuple(
-        name
-        for name in cls.model_fields
-        if name not in ("kind", "thought", "speech", "claim") and name != "yes"
-    )
+    kind: tuple(name for name in cls.model_fields if name not in ("kind", "thought", "speech", "claim") and name != "yes")
     for kind, cls in KINDS.items()
 }
 

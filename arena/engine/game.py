@@ -464,9 +464,7 @@ class Game:
             handler.resolve(self, {})
 
     # ---- deaths and the end -----------------------------------------------------------------
-    def eliminate(
-        self, name: str, cause: str, *, reveal: bool = False, public_cause: str | None = None, **data: Any
-    ) -> None:
+    def eliminate(self, name: str, cause: str, *, reveal: bool = False, public_cause: str | None = None, **data: Any) -> None:
         """Remove a player from play with a public announcement (the card shown if ``reveal``).
 
         ``cause`` is the truth kept in ``deaths``; ``public_cause`` is what the table is told when
@@ -539,7 +537,5 @@ class Game:
         }
 
 
-def names_spec(
-    choices: Iterable[str], *, nullable: bool = False, forbidden: Mapping[str, str] | None = None
-) -> FieldSpec:
+def names_spec(choices: Iterable[str], *, nullable: bool = False, forbidden: Mapping[str, str] | None = None) -> FieldSpec:
     return FieldSpec(tuple(choices), nullable=nullable, forbidden=forbidden or {})

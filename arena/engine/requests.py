@@ -109,8 +109,9 @@ class Repertoire:
                     return f"{opt.kind}.{name} is not in the repertoire"
                 if spec.nullable and not outer.nullable:
                     return f"{opt.kind}.{name} may be null here but not in the repertoire"
-                if outer.choices is not None and not set(spec.choices or ()) <= set(outer.choices):
-                    return f"{opt.kind}.{name}: {sorted(set(spec.choices or ()) - set(outer.choices), key=str)} not in the repertoire"
+                extra = set(spec.choices or ()) - set(outer.choices or ())
+                if outer.choices is not None and extra:
+                    return f"{opt.kind}.{name}: {sorted(extra, key=str)} not in the repertoire"
                 if spec.choices is None and outer.choices is not None:
                     return f"{opt.kind}.{name} is open here but closed in the repertoire"
                 if outer.max_items is not None and (spec.max_items is None or spec.max_items > outer.max_items):
@@ -264,9 +265,7 @@ def _claim_model(claim_roles: tuple[str, ...], seats: tuple[str, ...]) -> type:
     )
 
 
-def _narrowed_model(
-    kind: str, fields: tuple, talk: bool, doc: str, words: tuple, claim: tuple | None
-) -> type:
+def _narrowed_model(kind: str, fields: tuple, talk: bool, doc: str, words: tuple, claim: tuple | None) -> type:
     base = KINDS[kind]
     specs = {name: (choices, nullable, max_items) for name, choices, nullable, max_items in fields}
     described = dict(words)

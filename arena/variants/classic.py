@@ -75,16 +75,20 @@ class Classic(Game):
             speak_fields["floor"] = FieldSpec(seats, max_items=self.options.max_floor)
             words["floor"] = "In your defence: living players you hand the floor to, in the order they speak (empty for nobody)."
         options = [
-            Option("speak", speak_fields, "Speak to everyone: a discussion turn, a defence, a floor speech or last words.", words),
-            Option("verdict", {}, "Vote yes or no on the accused: to charge, then to execute.",
-                   {"yes": "true to charge (or execute) the accused, false to clear (or spare)."}),
-        ]  # fmt: skip
+            Option(
+                "speak", speak_fields, "Speak to everyone: a discussion turn, a defence, a floor speech or last words.", words
+            ),
+            Option(
+                "verdict",
+                description="Vote yes or no on the accused: to charge, then to execute.",
+                descriptions={"yes": "true to charge (or execute) the accused, false to clear (or spare)."},
+            ),
+        ]
         role = self.role_of[player]
         if role == "mafia":
-            options.append(Option(
-                "kill", {"target": FieldSpec(seats, nullable=True)}, "Your night shot: shoot one living player, or hold fire.",
-                {"target": "The player you shoot, or null to hold fire."},
-            ))  # fmt: skip
+            shot = FieldSpec(seats, nullable=True)
+            words = {"target": "The player you shoot, or null to hold fire."}
+            options.append(Option("kill", {"target": shot}, "Your night shot: shoot one living player, or hold fire.", words))
         elif role == "inspector":
             options.append(Option("check", {"target": FieldSpec(seats)}))
         return Repertoire(tuple(options), talk=frozenset({"speak"}))
@@ -192,8 +196,7 @@ class Classic(Game):
         floor = FieldSpec(self.others(self.accused), max_items=self.options.max_floor)
         fields = {"floor": floor} if self.options.max_floor else {}
         hand_on = (
-            f" You may hand the floor to up to {self.options.max_floor} living players, who speak after you in the "
-            "order named."
+            f" You may hand the floor to up to {self.options.max_floor} living players, who speak after you in the order named."
             if self.options.max_floor
             else ""
         )

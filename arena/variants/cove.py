@@ -159,26 +159,39 @@ class Cove(Game):
         """Day speeches, votes and the "both leave" verdict for everyone; each night role its own
         action (the mafia's on their channel, with words for the team). Names range over every seat."""
         seats = self.seats
+        nominate = (
+            "In your day speech: the player you nominate for the vote; null only when the question says you can nominate nobody."
+        )
         options = [
             Option(
-                "speak", {"nominate": FieldSpec(seats, nullable=True)}, "Speak to everyone: your day speech, a tie speech or last words.",
-                {"nominate": "In your day speech: the player you nominate for the vote; null only when the question says you can nominate nobody."},
+                "speak",
+                {"nominate": FieldSpec(seats, nullable=True)},
+                "Speak to everyone: your day speech, a tie speech or last words.",
+                {"nominate": nominate},
             ),
-            Option("vote", {"target": FieldSpec(seats, nullable=True)}, "Vote for one of the candidates the question names.",
-                   {"target": "The candidate you vote for, or null to abstain."}),
-            Option("verdict", {}, 'Vote yes or no on "both leave" after a tied revote.',
-                   {"yes": "true for both tied players to leave the game, false for both to stay."}),
-        ]  # fmt: skip
+            Option(
+                "vote",
+                {"target": FieldSpec(seats, nullable=True)},
+                "Vote for one of the candidates the question names.",
+                {"target": "The candidate you vote for, or null to abstain."},
+            ),
+            Option(
+                "verdict",
+                description='Vote yes or no on "both leave" after a tied revote.',
+                descriptions={"yes": "true for both tied players to leave the game, false for both to stay."},
+            ),
+        ]
         talk = {"speak"}
         role = self.role_of[player]
         if role == "mafia":
-            options.append(Option(
-                "kill", {"target": FieldSpec(seats)}, "On the mafia channel: name tonight's victim; your words reach the mafia only.",
-                {"target": "The living non-mafia player you name as tonight's victim."},
-            ))  # fmt: skip
+            channel = "On the mafia channel: name tonight's victim; your words reach the mafia only."
+            words = {"target": "The living non-mafia player you name as tonight's victim."}
+            options.append(Option("kill", {"target": FieldSpec(seats)}, channel, words))
             talk.add("kill")
         elif role == "maniac":
-            options.append(Option("kill", {"target": FieldSpec(seats)}, "Your night kill.", {"target": "The player you kill tonight."}))
+            options.append(
+                Option("kill", {"target": FieldSpec(seats)}, "Your night kill.", {"target": "The player you kill tonight."})
+            )
         elif role in NIGHT_SLOT:
             options.append(Option(NIGHT_SLOT[role], {"target": FieldSpec(seats)}))
         return Repertoire(tuple(options), talk=frozenset(talk))
@@ -537,9 +550,7 @@ class Cove(Game):
         self.phase = "last_words"
 
     def _ask_last_words(self) -> list[DecisionRequest]:
-        return self.ask_to_speak(
-            self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words"
-        )
+        return self.ask_to_speak(self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words")
 
     def _on_last_words(self, answers: dict[str, ActionBase]) -> None:
         leaver = self.leavers.pop(0)

@@ -113,24 +113,36 @@ class Village(Game):
         seats = self.seats
         options = [
             Option(
-                "speak", {"accuse": FieldSpec(seats, nullable=True)}, "Speak to everyone: a discussion turn or your defence.",
+                "speak",
+                {"accuse": FieldSpec(seats, nullable=True)},
+                "Speak to everyone: a discussion turn or your defence.",
                 {"accuse": "In a discussion turn: a living player you accuse, or null to accuse nobody."},
             ),
-            Option("verdict", {}, "Vote guilty or innocent on the player on trial.", {"yes": "true for guilty, false for innocent."}),
-            Option("vote", {"target": FieldSpec(seats)}, "Vote for one of the two candidates (no abstaining).",
-                   {"target": "The candidate you vote for."}),
-        ]  # fmt: skip
+            Option(
+                "verdict",
+                description="Vote guilty or innocent on the player on trial.",
+                descriptions={"yes": "true for guilty, false for innocent."},
+            ),
+            Option(
+                "vote",
+                {"target": FieldSpec(seats)},
+                "Vote for one of the two candidates (no abstaining).",
+                {"target": "The candidate you vote for."},
+            ),
+        ]
         talk = {"speak"}
         role = self.role_of[player]
         if role == "mafia":
-            options.append(Option(
-                "kill", {"target": FieldSpec(seats)}, "On the mafia channel: point at tonight's victim; your words reach the mafia only.",
-                {"target": "The living non-mafia player you point at."},
-            ))  # fmt: skip
+            channel = "On the mafia channel: point at tonight's victim; your words reach the mafia only."
+            words = {"target": "The living non-mafia player you point at."}
+            options.append(Option("kill", {"target": FieldSpec(seats)}, channel, words))
             talk.add("kill")
         elif role == "detective":
-            options.append(Option("check", {"target": FieldSpec(seats)}, "Point at a player you believe is mafia: you are told "
-                                  "at once whether you are right, and if you are, that player is arrested at dawn."))  # fmt: skip
+            check = (
+                "Point at a player you believe is mafia: you are told at once whether you are right, and if "
+                "you are, that player is arrested at dawn."
+            )
+            options.append(Option("check", {"target": FieldSpec(seats)}, check))
         elif role == "doctor":
             options.append(Option("heal", {"target": FieldSpec(seats)}))
         return Repertoire(tuple(options), talk=frozenset(talk))

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, Repertoire, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, RulesError
 from arena.engine.game import PASS, names_spec
 
 from .scoring import COP, MAFIA, TEAM_OF, TP, HandDeath
@@ -142,19 +142,15 @@ class McKayGame(Game):
 
     def beat_repertoire(self) -> list[Option]:
         """The kinds of a duel / duel3 beat, with every value they can take in the match."""
-        lone = len(self.seats) == 2
+        kill = "Kill your opponent." if len(self.seats) == 2 else "Kill one of the other players."
+        declare = 'Declare "I am the cop" and look at one face-down card; only the hand\'s first declaration counts.'
+        handshake = "Offer to end the hand with nobody dead; every living player must offer, in the same beat or the next."
         return [
             Option("pass", {}, "Let the beat go by (you may still speak)."),
-            Option("kill", {"target": FieldSpec(self.seats)}, "Kill your opponent." if lone else "Kill one of the other players."),
-            Option(
-                "declare_cop", {"position": FieldSpec(self.all_positions())},
-                "Declare \"I am the cop\" and look at one face-down card; only the hand's first declaration counts.",
-            ),
-            Option(
-                "handshake", {},
-                "Offer to end the hand with nobody dead; every living player must offer, in the same beat or the next.",
-            ),
-        ]  # fmt: skip
+            Option("kill", {"target": FieldSpec(self.seats)}, kill),
+            Option("declare_cop", {"position": FieldSpec(self.all_positions())}, declare),
+            Option("handshake", {}, handshake),
+        ]
 
     def check_deal(self, deal: dict[str, str]) -> None:
         if not Counter(deal.values()) <= Counter(self.DECK):
