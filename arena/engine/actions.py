@@ -30,8 +30,7 @@ class ActionBase(BaseModel):
 
 
 class Claim(BaseModel):
-    """A public claim about roles, announced with a speech; everyone who hears the speech hears it,
-    and it may be a bluff."""
+    """A public claim, announced with a speech: everyone who hears the speech hears it; it may be a bluff."""
 
     # The role is a plain string at run time; a decision narrows it to the game's roles and the
     # check names to its seats (requests.Table), in the schema a model sees and in validation.

@@ -229,7 +229,7 @@ class LLMPlayer:
         mode = self.profile.structured
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
         shared_before = len(conv.messages)
-        conv.ask(request, view, feedback, schema_text)
+        conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
 

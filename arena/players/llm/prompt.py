@@ -174,10 +174,11 @@ def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
     }
 
 
-def request_context(request: DecisionRequest) -> dict[str, Any]:
-    """The request as a template reads it, with what the seat's fixed tools allow but this
-    decision does not (fields to leave empty, speech to leave out, tools not legal now)."""
-    wide = request.repertoire
+def request_context(request: DecisionRequest, fixed: bool = True) -> dict[str, Any]:
+    """The request as a template reads it; with ``fixed`` (the seat's tools are its repertoire),
+    also what those tools allow but this decision does not (fields to leave empty, speech to
+    leave out, tools not legal now)."""
+    wide = request.repertoire if fixed else None
     options = []
     for option in request.options:
         outer = wide.option(option.kind) if wide is not None else None
@@ -214,11 +215,15 @@ def request_context(request: DecisionRequest) -> dict[str, Any]:
 
 
 def legal_answers(
-    request: DecisionRequest, mode: str = "tools", env: jinja2.Environment | None = None, short: bool = False
+    request: DecisionRequest,
+    mode: str = "tools",
+    env: jinja2.Environment | None = None,
+    short: bool = False,
+    fixed: bool = True,
 ) -> str:
     """The answers legal now, in words, as the newest message states them (and tests audit)."""
     template = (env or make_env()).get_template("blocks/options.j2")
-    return _tidy(template.render(request=request_context(request), mode=mode, short=short))
+    return _tidy(template.render(request=request_context(request, fixed), mode=mode, short=short))
 
 
 def outcome(call_request: int | None, events: Iterable[dict[str, Any]]) -> tuple[str, set[int]]:
@@ -273,6 +278,7 @@ class Conversation:
             short=self.short, deck=list(table.deck) if table is not None else [],
             claim_roles=list(table.claim_roles) if table is not None else [],
             tools=list(wide.kinds) if wide is not None and self.mode != "json_text" else [],
+            claims=bool(table and table.claim_roles) and (wide is None or "speak" in wide.talk),
             payoffs=payoffs(self.variant),
         ))  # fmt: skip
 
@@ -285,8 +291,13 @@ class Conversation:
             turn["result"] = {"id": last["call"]["id"], "content": result, "error": result != ACCEPTED}
         return turn
 
-    def ask(self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str) -> dict[str, Any]:
-        """Append the user turn for this call (and a placeholder if the last call got no answer)."""
+    def ask(
+        self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str, fixed: bool = False
+    ) -> dict[str, Any]:
+        """Append the user turn for this call (and a placeholder if the last call got no answer).
+
+        ``fixed``: the seat's schema is its repertoire, wider than the decision, so the turn also
+        says which of its tools and fields are not for this decision."""
         if self.system is None:
             self.start(request)
         if self.messages and self.messages[-1]["role"] == "user":
@@ -302,7 +313,7 @@ class Conversation:
             me=self.me,
             events=rendered,
             reported=reported,
-            request=request_context(request),
+            request=request_context(request, fixed),
             retry=feedback is not None,
             feedback=feedback or "",
             feedback_shown=shown,

@@ -37,6 +37,20 @@ def _others(cards: tuple[str, ...]) -> str:
     return "with " + " and ".join(f"a {card_words(c)}" for c in cards) + " alive"
 
 
+def _killers(role: str, killers: tuple[str, ...]) -> str:
+    """The two killers of a trio round-1 death, seen from the victim: "the cop and the other townsperson"."""
+    if len(set(killers)) == 1:
+        return f"the two {PLURAL[killers[0]]}"
+    return " and ".join(f"the other {card_words(k)}" if k == role else f"the {card_words(k)}" for k in killers)
+
+
+def _killers(role: str, killers: tuple[str, ...]) -> str:
+    """The two killers of a trio round-1 death, seen from the victim: "the cop and the other townsperson"."""
+    if len(set(killers)) == 1:
+        return f"the two {PLURAL[killers[0]]}"
+    return " and ".join(f"the other {card_words(k)}" if k == role else f"the {card_words(k)}" for k in killers)
+
+
 def payoffs(variant: str | None) -> dict[str, Any] | None:
     """The scoring rows of a McKay variant (None for the others), in the tables' own order."""
     if variant in ("duel", "duel3"):
@@ -58,10 +72,7 @@ def payoffs(variant: str | None) -> dict[str, Any] | None:
             "alive": [(card_words(role), _others(others), p) for (role, others), p in scoring.TRIO_ALIVE.items()],
             "zero_alive": zero_alive,
             "zero_killed": zero_killed,
-            "dead": [
-                (card_words(role), " and ".join(card_words(k) for k in killers), p)
-                for (role, killers), p in scoring.TRIO_DEAD.items()
-            ],
+            "dead": [(card_words(role), _killers(role, killers), p) for (role, killers), p in scoring.TRIO_DEAD.items()],
             "bonus_cap": scoring.TRIO_BONUS_CAP,
         }
     return None
