@@ -164,6 +164,9 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
 
 
 def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
+    excluded: dict[str, list[str]] = {}  # one reason, the names it excludes (in seat order)
+    for who, why in spec.forbidden.items():
+        excluded.setdefault(why, []).append(str(who))
     return {
         "name": name,
         "choices": list(spec.choices) if spec.choices is not None else None,
@@ -171,6 +174,7 @@ def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
         "null_words": NULL_WORDS.get((kind, name), "to leave it empty"),
         "max_items": spec.max_items,
         "forbidden": dict(spec.forbidden),
+        "excluded": [(names, why) for why, names in excluded.items()],
     }
 
 
