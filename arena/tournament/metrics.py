@@ -19,9 +19,11 @@ Forfeited ballots (the engine's default, not the player's choice) are left out.
 included); the town side the rest.
 
 **Claims.** A claim is the structured ``claim`` of an accepted ``speak`` answer (read from the
-speaker's own ``action`` event: it is what the player said, whatever the variant publishes). It
-is a lie when its role is not the speaker's card (synonyms: citizen/villager/civilian/
-townsperson/town; inspector/detective/cop) or when one of its check results is false (``mafia``
+speaker's own ``action`` event: it is what the player said, whatever the variant publishes). The
+engine accepts only the variant's own roles in a claim; a claim naming any other role (possible
+only in a transcript recorded before that rule) is not counted at all. A claim is a lie when its
+role is not the speaker's card (synonyms: citizen/villager/civilian/townsperson/town;
+inspector/detective/cop) or when one of its check results is false (``mafia``
 is true exactly when the named player's card is on the mafia team, as a check would say). A lie
 told on day *d* is **caught** when the liar is eliminated by a day vote (death cause
 ``execution`` or ``vote``) on day *d* or *d* + 1.
@@ -137,8 +139,11 @@ def claim_is_true(claim: Mapping[str, Any], speaker_role: str, roles: Mapping[st
     return True
 
 
-def _has_claim(claim: Any) -> bool:
-    return isinstance(claim, Mapping) and (claim.get("role") is not None or bool(claim.get("checks")))
+def _has_claim(claim: Any, team_of: Mapping[str, str] | None = None) -> bool:
+    """A claim that says something, and names no role the variant lacks (``team_of``: its roles)."""
+    if not isinstance(claim, Mapping) or (claim.get("role") is None and not claim.get("checks")):
+        return False
+    return team_of is None or claim.get("role") is None or claim["role"] in team_of
 
 
 def first_named(text: str | None, names: Sequence[str], me: str) -> str | None:
@@ -210,7 +215,7 @@ def team_stats(
             named = first_named(action.get("thought"), seats, actor)
             if named is not None:
                 suspect[actor] = (day, named)
-            if action.get("kind") == "speak" and _has_claim(action.get("claim")):
+            if action.get("kind") == "speak" and _has_claim(action.get("claim"), team_of):
                 claims.append((actor, day, claim_is_true(action["claim"], roles[actor], roles, team_of)))
         elif kind == "vote_result":
             if isinstance(data.get("votes"), Mapping):
