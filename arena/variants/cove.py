@@ -502,7 +502,8 @@ class Cove(Game):
         other = next(c for c in self.candidates if c != self.speakers[0])
         return self.ask_to_speak(
             self.speakers[0],
-            f"You and {other} tied at the top. Speak once more; then everyone revotes between you.",
+            f"You and {other} tied at the top. Speak once more; then everyone revotes between you. If that "
+            "revote ties too, everyone votes on whether you both leave.",
             group="defence",
             candidates=list(self.candidates),
         )

@@ -256,8 +256,9 @@ class Village(Game):
         accused = self.accused
         return self.ask_to_speak(
             accused,
-            f"You are on trial with {self._count(accused)} accusations. Give your defence; "
-            "then every living player, you included, votes guilty or innocent.",
+            f"You are on trial with {self._count(accused)} accusations. Give your defence; then every living "
+            "player, you included, votes guilty or innocent. This is your last speech: if found guilty you are "
+            "executed at once; if acquitted, the day goes on to the next trial or to the final vote.",
             group="defence",
         )
 
