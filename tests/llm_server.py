@@ -72,6 +72,35 @@ def prompt_text(api: str, body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def history_error(api: str, body: dict[str, Any]) -> str | None:
+    """What a provider would refuse in a request's history (as it says it, roughly), or None.
+
+    OpenAI: an assistant ``tool_calls`` message must be followed by a ``tool`` message for each
+    call. Anthropic: the message after a ``tool_use`` block must open with its ``tool_result``, and
+    a request holding either must define tools.
+    """
+    messages = body.get("messages") or []
+    for i, m in enumerate(messages):
+        if api == "openai":
+            calls = [c["id"] for c in m.get("tool_calls") or ()]
+            answered = [n.get("tool_call_id") for n in messages[i + 1 : i + 1 + len(calls)] if n.get("role") == "tool"]
+            if calls and answered != calls:
+                return f"messages.{i}: assistant tool_calls must be followed by tool messages for {calls}"
+            if m.get("role") == "tool" and not (messages[i - 1].get("tool_calls") or messages[i - 1].get("role") == "tool"):
+                return f"messages.{i}: a tool message must follow an assistant message with tool_calls"
+            continue
+        content = m.get("content") if isinstance(m.get("content"), list) else []
+        uses = [b["id"] for b in content if b.get("type") == "tool_use"]
+        if (uses or any(b.get("type") == "tool_result" for b in content)) and not body.get("tools"):
+            return "requests which include tool_use or tool_result blocks must define tools"
+        if uses:
+            after = messages[i + 1]["content"] if i + 1 < len(messages) else []
+            results = [b.get("tool_use_id") for b in after if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if results != uses:
+                return f"messages.{i + 1}: tool_use ids were found without tool_result blocks immediately after: {uses}"
+    return None
+
+
 class Generator:
     """Fills a JSON schema with plausible random values (enums honoured, nulls sometimes)."""
 
@@ -206,6 +235,9 @@ class FakeModelServer:
     def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
         """(status, headers, JSON body, seconds to stall first) for one request."""
         body = json.loads(raw)
+        refused = history_error(api, body)
+        if refused is not None:
+            return 400, {}, _error(api, 400, refused), 0.0
         digest = hashlib.sha256(raw).hexdigest()
         first = (body.get("messages") or [{}])[0]
         system = _text_of(body.get("system") if api == "anthropic" else first.get("content"))
