@@ -12,13 +12,11 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
-from arena.players.base import Answer, GiveUp, Malformed, Player, SyncPlayer
+from arena.players.base import Answer, GiveUp, Malformed, Player, StopGame, SyncPlayer
+from arena.players.redact import redact
 
+__all__ = ["Observer", "Ruling", "StopGame", "play", "run", "run_sync"]
 Observer = Callable[[Game], None]
-
-
-class StopGame(Exception):
-    """Raised by a player to stop the whole run (script exhausted, the human quits)."""
 
 
 class Ruling:
@@ -99,41 +97,59 @@ async def run(
     *,
     decision_timeout: float | None = None,
 ) -> Game:
-    """Play ``game`` to its end, asking simultaneous decisions in parallel."""
+    """Play ``game`` to its end, asking simultaneous decisions in parallel.
+
+    A step's decisions are asked together, in rounds: every seat still owing an answer is asked at
+    once, and the round's answers are then ruled on in request order (rejections logged, retries
+    prepared), so the log never depends on which answer arrived first.
+    """
     views = _views(game, players)
     _notify(observers, game)
 
-    async def settle(request: DecisionRequest) -> Decision:
-        ruling = Ruling(game, request)
+    async def attempt(ruling: Ruling) -> tuple[Answer, str | None]:
+        """One try at a decision: the answer, or None and the moderator note's error (nothing logged)."""
+        request = ruling.request
         player = players[request.player]
-        while ruling.decision is None:
-            try:
-                answer = await asyncio.wait_for(player.decide(request, views[request.player], ruling.feedback), decision_timeout)
-            except (StopGame, KeyboardInterrupt, asyncio.CancelledError):
-                raise
-            except TimeoutError:
-                ruling.offer(None, "out of time")
-                game.note("player_timeout", actor=request.player, request=request.id)
-            except Exception as exc:  # a broken player forfeits; the game goes on
-                game.note("player_error", actor=request.player, request=request.id, error=f"{type(exc).__name__}: {exc}")
-                ruling.offer(None, "player error")
-            else:
-                ruling.offer(answer)
-            _notify(observers, game)
-        return ruling.decision
+        try:
+            answer = await asyncio.wait_for(player.decide(request, views[request.player], ruling.feedback), decision_timeout)
+        except (StopGame, KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except TimeoutError:
+            return None, None
+        except Exception as exc:  # a broken player forfeits; the game goes on
+            return None, redact(f"{type(exc).__name__}: {exc}")  # a model seat's exception may quote its key
+        return answer, ""
+
+    def rule(ruling: Ruling, answer: Answer, error: str | None) -> None:
+        request = ruling.request
+        if error is None:
+            ruling.offer(None, "out of time")
+            game.note("player_timeout", actor=request.player, request=request.id)
+        elif error:
+            game.note("player_error", actor=request.player, request=request.id, error=error)
+            ruling.offer(None, "player error")
+        else:
+            ruling.offer(answer)
 
     while not game.finished:
-        tasks = [asyncio.ensure_future(settle(r)) for r in game.pending()]
-        try:
-            decisions = await asyncio.gather(*tasks)
-        except BaseException:
-            # A stop (a person quit, Ctrl-C) ends the step: the other seats' questions are withdrawn
-            # before the caller closes their connections, so nothing is still asking when it does.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        game.resolve(decisions)
+        rulings = [Ruling(game, r) for r in game.pending()]
+        waiting = rulings
+        while waiting:
+            tasks = [asyncio.ensure_future(attempt(r)) for r in waiting]
+            try:
+                outcomes = await asyncio.gather(*tasks)
+            except BaseException:
+                # A stop (a person quit, Ctrl-C) ends the step: the other seats' questions are withdrawn
+                # before the caller closes their connections, so nothing is still asking when it does.
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+            for ruling, (answer, error) in zip(waiting, outcomes, strict=True):  # request order, not arrival
+                rule(ruling, answer, error)
+            _notify(observers, game)  # a rejection is on the log: written before the seat is asked again
+            waiting = [r for r in waiting if r.decision is None]
+        game.resolve([r.decision for r in rulings])
         _notify(observers, game)
     return game
 
