@@ -207,7 +207,7 @@ class Trio(McKayGame):
         self.publish_speech(answers)
         self.resolve_looks(answers)
         self._move_cards(answers)
-        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]
+        kills = [(n, answers[n].target) for n in self.first_come() if n in answers and answers[n].kind == "kill"]
         for killer, victim in kills:
             self.slots[killer] = victim
             self.public("kill", actor=killer, target=victim)
