@@ -127,7 +127,8 @@ def test_a_request_the_cassette_does_not_hold_is_one_line(recorded, tmp_path, ca
     assert main([*recorded["argv"], "--transcripts", str(tmp_path / "tr"), "--replay-calls", str(edited)]) == 1
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("arena: error: replay: no recorded call matches seat ")
-    assert re.search(r"seat \w+'s decision \d+ \(day \d+, \w+, try 1\) in ", err) and str(edited) in err
+    # the edited call may be a retry (try 2) of a decision, depending on how the game went
+    assert re.search(r"seat \w+'s decision \d+ \(day \d+, \w+, try \d+\) in ", err) and str(edited) in err
     transcript = transcript_in(tmp_path / "tr")
     assert transcript.aborted and err.endswith(transcript.aborted)
 

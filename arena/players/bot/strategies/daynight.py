@@ -675,7 +675,7 @@ class DayNightStrategy(Strategy):
     # ---- night ---------------------------------------------------------------------------------
     def danger_ranking(self, pool) -> list[str]:
         """Town players from most to least worth shooting, from public facts only, so that
-        every partner computes the same list (seat order breaks ties).
+        every partner computes the same list (the team's shared draw breaks ties).
 
         Worth = danger (a claimed role, votes and accusations against partners, the town's
         trust) minus exposure: how much a victim's death as a townsperson would incriminate the
