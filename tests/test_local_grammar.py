@@ -130,3 +130,30 @@ def test_llama_cpp_reads_the_grammar():
     gbnf = json_schema_to_grammar(grammar_schema(KindSchemas(speak.json_schema(), False)))
     assert 'speech ::= "\\"" text12x120-s120 "\\"" space' in gbnf and "char ::=" not in gbnf
     LlamaGrammar.from_string(gbnf, verbose=False)  # raises when llama.cpp cannot parse it
+
+
+def test_the_example_speeches_of_the_short_prompt_are_what_the_grammar_allows():
+    """The short system prompt (local models) shows example speeches: each must be a speech the
+    grammar lets a model write and one the speech figure counts; the full prompt has none."""
+    from arena.players.llm.prompt import Conversation, make_env
+    from arena.speech_quality import dictionary, reads_as_speech
+    from arena.variants import VARIANTS
+
+    seats = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus"]
+    game = VARIANTS["classic"](seats, {}, 1)
+    request = game.pending()[0]
+
+    def system(short: bool) -> str:
+        conversation = Conversation("Ann", "classic", {}, "json_schema", make_env(), short=short)
+        conversation.start(request)
+        return conversation.system or ""
+
+    examples = [json.loads(line) for line in system(True).split("# How to speak", 1)[1].splitlines() if line.startswith('"')]
+    assert len(examples) >= 2 and "# How to speak" not in system(False)
+    first, rules = text_rules(12, 120)
+    assert all(accepts(rules, first, example) for example in examples)
+    try:
+        known = dictionary()
+    except FileNotFoundError:
+        return  # the word list is not installed: the grammar part is checked
+    assert all(reads_as_speech(example, known, seats) for example in examples)

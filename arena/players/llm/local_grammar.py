@@ -12,9 +12,9 @@ grammar through llama-cpp-python's JSON-schema converter, with three changes:
   ending (``don't``, ``Bob's``), at most :data:`WORD_LETTERS` characters a word, separated by a
   space or by one of ``, ; : . ! ?`` and a space, maybe closed by ``. ! ?``: no digits, underscores,
   braces, quotes, slashes or markup. Its length stays exactly within its bounds (the engine
-  rejects a speech over the game's limit), which a regular expression cannot say together with
-  the word shape, so the grammar is written out as a small automaton over (characters left,
-  letters in the current word): :func:`text_rules`.
+  rejects a speech over the game's limit): the converter's ``minLength``/``maxLength`` count any
+  characters and a ``pattern`` cannot say the bound compactly, so the grammar is written out as a
+  small automaton over (characters left, letters in the current word): :func:`text_rules`.
 - **An answer's fixed opening goes into the prompt** (:func:`split_opening`).
 """
 
@@ -110,8 +110,9 @@ def text_rules(fewest: int, most: int, letters: int = WORD_LETTERS) -> tuple[str
 
     A rule's name holds the characters still allowed (``k``) and, inside a word, the word's
     characters so far (``j``), so that every path ends within the bounds and no word runs past
-    ``letters``; paths that could not reach ``fewest`` characters are never offered. Each state
-    has one alternative per next character class, so llama.cpp follows one path, not many.
+    ``letters``; paths that could not reach ``fewest`` characters are never offered. The
+    alternatives of a state start with different characters (but ``.``, which may end the text or
+    come before a space), so llama.cpp follows one or two paths at a time, not many.
     """
     prefix = f"text{fewest}x{most}"
     rules: dict[str, str] = {}
