@@ -112,59 +112,66 @@ def text_rules(fewest: int, most: int, letters: int = WORD_LETTERS) -> tuple[str
     characters so far (``j``), so that every path ends within the bounds and no word runs past
     ``letters``; paths that could not reach ``fewest`` characters are never offered. The
     alternatives of a state start with different characters (but ``.``, which may end the text or
-    come before a space), so llama.cpp follows one or two paths at a time, not many.
+    come before a space), so llama.cpp follows one or two paths at a time, not many. Built from
+    ``k = 0`` up (a state only refers to states with fewer or as many characters left), then cut
+    to the rules reachable from the start.
     """
     prefix = f"text{fewest}x{most}"
-    rules: dict[str, str] = {}
-    viable: dict[str, bool] = {}
+    rules: dict[str, list[str]] = {}
 
-    def need(name: str, alternatives: list[str | None]) -> str | None:
-        """Register a rule from its possible alternatives (None = impossible); None when it has none."""
-        if name not in viable:
-            kept = [alt for alt in alternatives if alt is not None]
-            viable[name] = bool(kept)
-            if kept:
-                rules[name] = " | ".join(kept)
-        return name if viable[name] else None
+    def rule(name: str, alternatives: list[tuple[str, str | None] | str | None]) -> None:
+        """Keep ``name`` if it has an alternative: a terminal string, or (terminals, next rule) with a kept rule."""
+        kept = []
+        for alternative in alternatives:
+            if isinstance(alternative, tuple):
+                head, following = alternative
+                if following in rules:
+                    kept.append(f"{head} {following}".strip())
+            elif alternative is not None:
+                kept.append(alternative)
+        if kept:
+            rules[name] = kept
 
-    def ref(body: str, rule: str | None) -> str | None:
-        return f"{body} {rule}" if rule is not None else None
+    def start(k: int) -> str:  # a word begins: k characters left
+        return f"{prefix}-s{k}"
 
-    def start(k: int) -> str | None:  # a word begins: k characters left
-        return need(f"{prefix}-s{k}", [ref("[A-Za-z]", inside(k - 1, 1)) if k >= 1 else None])
+    def inside(k: int, j: int) -> str:  # j characters of a word written, k left
+        return f"{prefix}-w{k}-{j}"
 
-    def inside(k: int, j: int) -> str | None:  # j characters of a word written, k left
-        name = f"{prefix}-w{k}-{j}"
-        if name in viable:
-            return name if viable[name] else None
-        return need(name, [
-            ref("[a-z]", inside(k - 1, j + 1)) if k >= 1 and j < letters else None,
-            ref("\"'\" [a-z]", ending(k - 2)) if k >= 2 else None,  # don't, Bob's, we'll
-            ref("", after(k)),
-        ])  # fmt: skip
+    def ending(k: int) -> str:  # after an apostrophe and one letter: maybe a second letter
+        return f"{prefix}-a{k}"
 
-    def ending(k: int) -> str | None:  # after an apostrophe and one letter: maybe a second letter
-        name = f"{prefix}-a{k}"
-        if name in viable:
-            return name if viable[name] else None
-        return need(name, [ref("[a-z]", after(k - 1)) if k >= 1 else None, ref("", after(k))])
+    def after(k: int) -> str:  # a word is complete: k characters left
+        return f"{prefix}-e{k}"
 
-    def after(k: int) -> str | None:  # a word is complete: k characters left
-        name = f"{prefix}-e{k}"
-        if name in viable:
-            return name if viable[name] else None
+    for k in range(most + 1):
         written = most - k
-        return need(name, [
-            ref('" "', start(k - 1)) if k >= 2 else None,
-            ref('[,;:.!?] " "', start(k - 2)) if k >= 3 else None,
+        rule(after(k), [
+            ('" "', start(k - 1)) if k >= 2 else None,
+            ('[,;:.!?] " "', start(k - 2)) if k >= 3 else None,
             "[.!?]" if k >= 1 and written + 1 >= fewest else None,
             '""' if written >= fewest else None,
         ])  # fmt: skip
+        rule(ending(k), [("[a-z]", after(k - 1)) if k >= 1 else None, ("", after(k))])
+        for j in range(letters, 0, -1):
+            rule(inside(k, j), [
+                ("[a-z]", inside(k - 1, j + 1)) if k >= 1 and j < letters else None,
+                ("\"'\" [a-z]", ending(k - 2)) if k >= 2 else None,  # don't, Bob's, we'll
+                ("", after(k)),
+            ])  # fmt: skip
+        rule(start(k), [("[A-Za-z]", inside(k - 1, 1)) if k >= 1 else None])
 
     first = start(most)
-    if first is None:
+    if first not in rules:
         raise ValueError(f"no text of {fewest} to {most} characters is made of words")
-    return first, {name: " ".join(body.split()) for name, body in rules.items()}
+    reachable, todo = {}, [first]
+    while todo:
+        name = todo.pop()
+        if name in reachable:
+            continue
+        reachable[name] = " | ".join(rules[name])
+        todo += [word for alternative in rules[name] for word in alternative.split() if word in rules]
+    return first, reachable
 
 
 def json_schema_to_grammar(schema: dict[str, Any]) -> str:
