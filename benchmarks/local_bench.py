@@ -104,7 +104,8 @@ def main() -> int:
             shown.append((f"seed {seed}, {event.actor}, day {event.day}", text, verdict(text, known, names)))
         print(f"game {index + 1} (seed {seed}, {args.model}): {wall:.1f} s, {game.day} days, {calls} calls, "
               f"winner {game.winner}; load {before} before, {load()} after")  # fmt: skip
-        print(f"  speech: {figure}")
+        repeats = len(texts) - len(set(texts))
+        print(f"  speech: {figure}; {repeats} repeat an earlier speech of the game word for word")
         print(f"  prompt tokens {prompt:,}, reused {reused:,} (cache hit rate {reused / max(prompt, 1):.1%}), "
               f"{dropped} turns dropped for context")  # fmt: skip
         print(f"  new prompt tokens {new:,} evaluated at {new / max(prompt_s, 1e-9):.0f} tok/s ({prompt_s:.1f} s)")
