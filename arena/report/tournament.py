@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from arena.outcome import result_text
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
 
@@ -23,6 +24,20 @@ def _transcript(recorded: str, database: Path) -> Path | None:
     path = Path(recorded)
     candidates = [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
     return next((p for p in candidates if p.is_file()), None)
+
+
+def _beliefs(db: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each game's belief answers (seat, day, target, p, truth); none in a database without them."""
+    import sqlite3
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    try:
+        rows = db.rows("SELECT game, seat, day, target, p, truth FROM beliefs ORDER BY game, seat, day, target")
+    except sqlite3.Error:  # an older database: no belief table
+        return out
+    for row in rows:
+        out.setdefault(str(row["game"]), []).append(dict(row))
+    return out
 
 
 def _page_name(key: str) -> str:
@@ -44,6 +59,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
             players = [dict(p) for p in db.player_games()]
             failed = [dict(a) for a in db.rows("SELECT game, transcript, started, error FROM attempts WHERE error IS NOT NULL")]
             meta = db.meta()
+            beliefs = _beliefs(db)
     except DatabaseError as exc:
         raise ReportError(str(exc)) from None
     if not games:
@@ -63,12 +79,13 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     for game in games:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
+        row["result"] = result_text(row.get("winner"), str(row.get("reason") or ""))  # in words, never the code
         source = _transcript(str(game["transcript"]), path)
         row["link"] = ""
         if source is None:
             missing.append(f"{game['key']}: transcript {game['transcript']} not found")
         else:
-            made = story_page(source, index_link="../index.html")
+            made = story_page(source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])))
             if isinstance(made, str):
                 missing.append(f"{game['key']}: {made}")
             else:

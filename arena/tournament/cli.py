@@ -1,7 +1,9 @@
 """The ``arena tournament``, ``arena leaderboard`` and ``arena balance`` subcommands.
 
 They live here and are added to the ``arena`` parser by :func:`add_commands`, so the shared
-``arena/cli.py`` only calls one function. Bad input is one line and exit code 2, as everywhere.
+``arena/cli.py`` only calls one function. Bad input is one line and exit code 2, as everywhere
+(:class:`~arena.cli_base.CliError`, from the layer both CLI modules build on: this module never
+imports ``arena.cli``).
 """
 
 from __future__ import annotations
@@ -12,31 +14,32 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.cli_base import CliError, variant_class
+
 
 def _cli_error(message: str) -> Exception:
-    from arena.cli import CliError
-
     return CliError(message)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from .config import load_tournament
     from .db import DatabaseError
-    from .runner import run_tournament
+    from .runner import EndpointCheckError, run_tournament
 
     config = load_tournament(args.config)
     if args.db:
         config.database = Path(args.db)
     if args.transcripts:
         config.transcripts = Path(args.transcripts)
+    calls = _calls(args, config.transcripts)
 
     def echo(line: str) -> None:
         if not args.quiet:
             print(line, flush=True)
 
     try:
-        report = asyncio.run(run_tournament(config, echo))
-    except DatabaseError as exc:
+        report = asyncio.run(run_tournament(config, echo, calls=calls))
+    except (DatabaseError, EndpointCheckError) as exc:
         raise _cli_error(str(exc)) from None
     except KeyboardInterrupt:
         print("interrupted: finished games are in the database; run the same command to go on", file=sys.stderr)
@@ -44,7 +47,29 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     print("\n".join(report.lines(config)))
     if not args.quiet and report.played + report.skipped:
         print(f"next: arena leaderboard {config.database}")
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.down else 0
+
+
+def _calls(args: argparse.Namespace, transcripts: Path) -> Any:
+    """``--record-calls [DIR]`` (default: beside the transcripts) or ``--replay-calls DIR``, checked."""
+    from .runner import TournamentCalls
+
+    if args.record_calls is None and args.replay_calls is None:
+        return None
+    from arena.players.llm.cassette import missing_vcrpy
+
+    why = missing_vcrpy()
+    if why:
+        raise _cli_error(why)
+    if args.replay_calls is not None:
+        folder = Path(args.replay_calls)
+        if not folder.is_dir():
+            raise _cli_error(f"--replay-calls: {folder}: no such folder (the recorded run's cassettes)")
+        return TournamentCalls("replay", folder)
+    folder = Path(args.record_calls) if args.record_calls else transcripts
+    if folder.exists() and not folder.is_dir():
+        raise _cli_error(f"--record-calls: {folder} is not a folder")
+    return TournamentCalls("record", folder)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -75,12 +100,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_balance(args: argparse.Namespace) -> int:
-    from arena.cli import _variant
     from arena.config import load_config
 
     from .balance import BalanceError, balance, parse_sizes
 
-    cls = _variant(args.variant)
+    cls = variant_class(args.variant)
     config = load_config(cls, args.config)
     try:
         sizes = parse_sizes(args.players, cls)
@@ -98,6 +122,14 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else transcripts/NAME.sqlite)")
     p.add_argument("--transcripts", metavar="DIR", help="transcript folder (default: the config's, else transcripts/NAME)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    calls = p.add_mutually_exclusive_group()
+    calls.add_argument(
+        "--record-calls", nargs="?", const="", metavar="DIR",
+        help="record each game's model HTTP exchanges to DIR/<game>.calls.yaml (default DIR: the transcripts folder)",
+    )  # fmt: skip
+    calls.add_argument(
+        "--replay-calls", metavar="DIR", help="answer every model request from DIR's cassettes: no network (use a new --db)"
+    )
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("leaderboard", help="print a tournament's leaderboard; write Markdown, CSV and plots")

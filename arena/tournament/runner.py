@@ -12,24 +12,34 @@ synchronous fast path in a worker thread, so it never blocks the model games' ca
 - **Cost cap.** Before a game starts, the accounted cost — finished games in the database plus
   what the model seats of the games in flight have spent so far — is compared with ``cost_cap``;
   once reached, no new game starts (the games in flight finish).
+- **Endpoints.** Every model's endpoint, key and model are checked before the first game (one
+  line, nothing played, when one cannot play). An endpoint that goes down during the run (its
+  breaker: docs/llm.md) stops the games using it; each is recorded as failed — its transcript
+  summary says ``aborted`` and why, its ``attempts`` row the error, no ``games`` row — so the next
+  run plays it again, and no new game using that endpoint starts in this run.
+- **Recorded calls.** With :class:`TournamentCalls`, each game's model HTTP exchanges are recorded
+  to, or replayed from, ``<key>.calls.yaml`` (one cassette per game); games are then played one
+  at a time, since vcrpy patches HTTP for the whole process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from arena.config import ConfigError
 from arena.engine import Game
 from arena.orchestrator import run, run_sync
-from arena.players.base import SyncPlayer
+from arena.players.base import StopGame, SyncPlayer
+from arena.players.redact import redact
 from arena.transcript import TranscriptWriter, read_transcript, utc_now
 
 from .beliefs import BeliefProbe
@@ -42,6 +52,27 @@ BUILTIN_KINDS = ("bot", "random")
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
 
 
+class ReplayMissing(StopGame):
+    """A replayed game without its cassette, or with another game's: failed, before any call."""
+
+    error = True
+
+
+class EndpointCheckError(ValueError):
+    """A model that cannot play (endpoint unreachable, key refused, unknown model): one line, nothing played."""
+
+
+@dataclass(slots=True, frozen=True)
+class TournamentCalls:
+    """``--record-calls [DIR]`` / ``--replay-calls DIR``: one cassette per game, ``DIR/<key>.calls.yaml``."""
+
+    mode: Literal["record", "replay"]
+    folder: Path
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key.replace('/', '_')}.calls.yaml"
+
+
 @dataclass(slots=True)
 class RunReport:
     planned: int
@@ -52,6 +83,8 @@ class RunReport:
     cost: float = 0.0  # accounted cost of the whole database after the run
     cap_reached: bool = False
     seconds: float = 0.0
+    down: dict[str, str] = field(default_factory=dict)  # endpoint label -> why it is down
+    held: int = 0  # games not started because an endpoint they need is down
 
     def lines(self, config: TournamentConfig) -> list[str]:
         out = [
@@ -61,16 +94,26 @@ class RunReport:
         ]
         if self.cap_reached:
             out.append("cost cap reached: no new game was started; raise cost_cap and run the same command to go on")
+        for label, why in self.down.items():
+            out.append(
+                f"endpoint down: {label}: {why}; {self.held} game(s) using it not started, the failed ones are "
+                "recorded as failed: run the same command when it is back"
+            )
         for key, error in self.failed[:5]:
             out.append(f"failed: {key}: {error}")
         out.append(f"database: {config.database}; transcripts: {config.transcripts}")
         return out
 
 
-def check_models(config: TournamentConfig) -> None:
-    """Build one player per model now, so a bad spec, profile or missing key is one line up front."""
+def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build one player per model now, so a bad spec, profile or missing key is one line up front.
+
+    Returns model name -> that player (for the endpoint check); ``overrides`` are profile fields
+    for every model seat (a replay needs no key).
+    """
     from arena.players.registry import SpecError, make_player
 
+    checked: dict[str, Any] = {}
     for model in config.models:
         if model.spec in BUILTIN_KINDS and model.settings:
             raise ConfigError(
@@ -78,15 +121,41 @@ def check_models(config: TournamentConfig) -> None:
             )
         try:
             if model.spec in BUILTIN_KINDS:
-                make_player(model.spec, "check", 0)
+                checked[model.name] = make_player(model.spec, "check", 0)
             else:
-                player = make_player(model.spec, "check", 0, **model.settings)
+                player = make_player(model.spec, "check", 0, **{**model.settings, **(overrides or {})})
+                checked[model.name] = player
                 # An SDK's import takes a second or two: here, not on the loop while the first games wait.
                 sdk = SDK_MODULES.get(getattr(getattr(player, "profile", None), "provider", ""))
                 if sdk is not None:
                     importlib.import_module(sdk)
         except (SpecError, ValueError, ImportError) as exc:
             raise ConfigError(f"config error: {config.path or 'tournament'}: models.{model.name}: {exc}") from None
+    return checked
+
+
+def endpoints_of(checked: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Model name -> (endpoint key, endpoint in words) for the models behind an HTTP endpoint."""
+    out = {}
+    for name, player in checked.items():
+        profile = getattr(player, "profile", None)
+        if profile is not None and profile.provider != "local":
+            from arena.players.llm.transport import endpoint_label
+
+            out[name] = (profile.endpoint, endpoint_label(profile))
+    return out
+
+
+async def check_endpoints(checked: dict[str, Any]) -> None:
+    """Every model's endpoint, key and model, in parallel (raises :class:`EndpointCheckError`)."""
+    models = {name: p for name, p in checked.items() if getattr(getattr(p, "profile", None), "provider", "local") != "local"}
+    if not models:
+        return
+    from arena.players.llm.preflight import preflight
+
+    problems = await preflight(models)
+    if problems:
+        raise EndpointCheckError("; ".join(p.line("model") for p in problems) + " (no game was started)")
 
 
 def transcript_path(directory: Path, key: str) -> Path:
@@ -116,13 +185,30 @@ class _UntilProbed:
 class Runner:
     """One run of a tournament over its database (see the module docstring)."""
 
-    def __init__(self, config: TournamentConfig, db: Database, echo: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        db: Database,
+        echo: Callable[[str], None] | None = None,
+        *,
+        endpoints: dict[str, tuple[str, str]] | None = None,
+        calls: TournamentCalls | None = None,
+    ) -> None:
         self.config = config
         self.db = db
         self.echo = echo or (lambda line: None)
         self.live: dict[str, dict[str, Any]] = {}  # key -> players of a game in flight
         self.spent = 0.0  # finished games' cost (database + this run)
         self.cap_reached = False
+        self.endpoints = endpoints or {}  # model name -> (endpoint key, label)
+        self.down: dict[str, str] = {}  # endpoint key -> why it is down
+        self.held = 0
+        self.calls = calls
+        self.overrides: dict[str, Any] = {"api_key_env": ""} if calls is not None and calls.mode == "replay" else {}
+
+    def blocked(self, spec: GameSpec) -> bool:
+        """Whether a game needs an endpoint that went down in this run."""
+        return any(self.endpoints.get(m.name, ("", ""))[0] in self.down for m in (spec.first, spec.second))
 
     def live_cost(self) -> float:
         return sum(float(getattr(getattr(p, "usage", None), "cost", 0.0)) for ps in self.live.values() for p in ps.values())
@@ -159,6 +245,9 @@ class Runner:
                     self.cap_reached = True
                     return
                 spec = queue.popleft()
+                if self.blocked(spec):  # left for the next run
+                    self.held += 1
+                    continue
                 ok, text = await self.play(spec)
                 if ok:
                     report.played += 1
@@ -167,14 +256,21 @@ class Runner:
                 done = report.skipped + report.played + len(report.failed)
                 self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
 
+        workers = min(config.concurrency, len(todo)) or 1
+        if self.calls is not None and workers > 1:
+            workers = 1
+            self.echo(f"{self.calls.mode}ing calls: games are played one at a time (vcrpy patches HTTP for the whole process)")
         try:
-            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)) or 1)))
+            await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             if "arena.players.llm" in sys.modules:
                 from arena.players.llm import close_clients
 
                 await close_clients()
-        report.not_started = len(queue)
+        report.not_started = len(queue) + self.held
+        report.held = self.held
+        labels = {key: label for key, label in self.endpoints.values()}
+        report.down = {labels.get(key, key): why for key, why in self.down.items()}
         report.cap_reached = self.cap_reached
         report.cost = self.db.total_cost()
         report.seconds = time.perf_counter() - started
@@ -186,9 +282,34 @@ class Runner:
         if model.spec in BUILTIN_KINDS:
             return make_player(model.spec, seat, game.seed)
         options = game.options.model_dump(mode="json")
+        settings = {**model.settings, **self.overrides}
         return make_player(
-            model.spec, seat, game.seed, variant=game.name, options=options, recorder=writer.recorder(seat), **model.settings
+            model.spec, seat, game.seed, variant=game.name, options=options, recorder=writer.recorder(seat), **settings
         )
+
+    @contextlib.contextmanager
+    def _cassette(self, spec: GameSpec, game: Game, seat_specs: dict[str, str]) -> Iterator[None]:
+        """Record or replay this game's model calls (``--record-calls`` / ``--replay-calls``)."""
+        if self.calls is None:
+            yield
+            return
+        from arena.players.llm.cassette import calls_cassette, game_stamp, read_stamp, stamp, stamp_mismatch
+
+        path = self.calls.path(spec.key)
+        here = game_stamp(game, seat_specs)
+        if self.calls.mode == "replay":
+            if not path.is_file():
+                raise ReplayMissing(f"no recorded calls for this game: {path}")
+            try:
+                why = stamp_mismatch(path, read_stamp(path), here)
+            except ValueError as exc:
+                raise ReplayMissing(str(exc)) from None
+            if why:
+                raise ReplayMissing(why)
+        with calls_cassette(path, self.calls.mode) as cassette:
+            if self.calls.mode == "record":
+                stamp(cassette, here)
+            yield
 
     async def play(self, spec: GameSpec) -> tuple[bool, str]:
         """Play one game and record it: (True, a one-line result) or (False, why it failed)."""
@@ -215,14 +336,28 @@ class Runner:
             if all(isinstance(p, SyncPlayer) for p in players.values()):
                 await asyncio.to_thread(run_sync, game, players, observers)
             else:
-                await run(game, players, observers, decision_timeout=config.decision_timeout)
-            if probe is not None:
-                await probe.wait()
+                with self._cassette(spec, game, seat_specs):
+                    await run(game, players, observers, decision_timeout=config.decision_timeout)
+                    if probe is not None:
+                        await probe.wait()
             writer(game)
+        except StopGame as exc:  # an endpoint went down, a replay left its recording: failed, played again next run
+            self.live.pop(spec.key, None)
+            if probe is not None:  # belief questions still in flight are withdrawn, not left to the loop
+                for task in probe.tasks:
+                    task.cancel()
+                await probe.wait()
+            error = redact(str(exc) or type(exc).__name__)
+            writer.close(game, aborted=error)
+            self.db.fail_attempt(attempt, error)
+            endpoint = getattr(exc, "endpoint", None)
+            if endpoint is not None:
+                self.down.setdefault(endpoint, getattr(exc, "cause", error))
+            return False, error
         except Exception as exc:  # a broken game is reported; the tournament goes on
             self.live.pop(spec.key, None)
             writer.close(game)
-            error = f"{type(exc).__name__}: {exc}"
+            error = redact(f"{type(exc).__name__}: {exc}")
             self.db.fail_attempt(attempt, error)
             return False, error
         writer.close(game)
@@ -273,12 +408,19 @@ class Runner:
         )
 
 
-async def run_tournament(config: TournamentConfig, echo: Callable[[str], None] | None = None) -> RunReport:
-    """Check the models, open the database and play every game not played yet."""
-    check_models(config)
+async def run_tournament(
+    config: TournamentConfig, echo: Callable[[str], None] | None = None, *, calls: TournamentCalls | None = None
+) -> RunReport:
+    """Check the models and their endpoints, open the database and play every game not played yet."""
+    replaying = calls is not None and calls.mode == "replay"
+    checked = check_models(config, {"api_key_env": ""} if replaying else None)
+    if not replaying:  # a replay never touches the network
+        await check_endpoints(checked)
     try:
         config.transcripts.mkdir(parents=True, exist_ok=True)
+        if calls is not None and calls.mode == "record":
+            calls.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"cannot write transcripts to {config.transcripts}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot write to {exc.filename or config.transcripts}: {exc.strerror or exc}") from None
     with Database(config.database) as db:
-        return await Runner(config, db, echo).run()
+        return await Runner(config, db, echo, endpoints=endpoints_of(checked), calls=calls).run()
