@@ -97,30 +97,6 @@ def test_usage_table_shows_cache_share_and_speed():
     assert empty.export_text() == ""  # no model seat, no table
 
 
-def test_a_speech_may_not_copy_a_run_of_tokens_from_its_prompt_or_itself():
-    import numpy as np
-
-    from arena.players.llm.local import BLOCKED_LOGIT, NGRAM, NoRepeat
-
-    assert NGRAM == 4
-    quote = 9
-
-    def detokenize(tokens):
-        return b"".join(b'"' if token == quote else b"a" for token in tokens)
-
-    def blocked(prompt, generated):
-        scores = np.zeros(16, dtype=np.single)
-        NoRepeat(prompt, detokenize)(np.array(prompt + generated), scores)
-        return {int(token) for token in np.flatnonzero(scores == BLOCKED_LOGIT)}
-
-    prompt = [1, 2, 3, 4, 1, 2, 3, 5, 0]
-    assert blocked(prompt, [quote, 1, 2, 3]) == {4, 5}  # both runs of the prompt that go on from 1 2 3
-    assert blocked(prompt, [quote, 2, 3]) == set()  # no run of three yet
-    assert blocked(prompt, [quote, 1, 2, 3, quote, 1, 2, 3]) == set()  # past the speech: the choices are free
-    assert blocked([0], [quote, 5, 6, 7, 8, 5, 6, 7]) == {8}  # the speech's own loop
-    assert blocked([0], [1, 2, 3]) == set()  # before the speech
-
-
 # ---- the real model ----------------------------------------------------------------------------------
 @needs_model
 def test_short_game_with_two_local_seats(tmp_path, capsys):
