@@ -61,10 +61,6 @@ DEFAULT_TEMPERATURE = 0.8
 #: (the sampler is new for each answer), at most the last REPEAT_WINDOW of them
 DEFAULT_REPEAT_PENALTY = 1.3
 REPEAT_WINDOW = 64
-#: a speech may not repeat a run of this many tokens from its prompt or from itself (see NoRepeat)
-NGRAM = 4
-BLOCKED_LOGIT = -1e4
-SPEECH_OPENING = '"speech":'
 OPENING_ROOM = 16  # tokens of an answer's fixed opening, appended to the prompt (see split_opening)
 DROPPED_NOTE = "\n\n(The oldest turns of this game are left out: the model's context is full.)"
 
@@ -247,11 +243,9 @@ class LocalModel:
             reused = min(reused, len(tokens) - 1)  # llama.cpp evaluates at least the last prompt token again
             lib.llama_perf_context_reset(llama.ctx)
             began = time.perf_counter()
-            fresh = NoRepeat(tokens, llama.detokenize) if opening.endswith(SPEECH_OPENING) else None
             out = llama.create_completion(
                 tokens,
                 max_tokens=max_tokens,
-                logits_processor=self.llama_cpp.LogitsProcessorList([fresh]) if fresh else None,
                 temperature=request["temperature"],
                 seed=request["seed"],
                 grammar=grammar,
@@ -281,41 +275,6 @@ class LocalModel:
                 "reasoning_tokens": 0,
             },
         }
-
-
-class NoRepeat:
-    """Keep a speech from copying what its seat has read: no run of :data:`NGRAM` tokens that is in
-    the prompt (rules, example speeches, what others said, the seat's own earlier answers) or
-    earlier in the speech itself.
-
-    Seen with SmolLM2 and the repetition penalty alone: one seat invents a name ("Debia, Debiamah
-    Basha") and three others say it word for word for two days; a seat gives the same speech at
-    every turn. The penalty sees only the answer's own tokens; this sees the prompt too. It is a
-    llama-cpp-python logits processor: it runs before the grammar, on the logits in token order,
-    and only inside the speech string (an answer whose fixed opening ends at ``"speech":``), so the
-    choices that follow (a vote, an accusation) are the model's own. A blocked token is made very
-    unlikely, not impossible: when the grammar allows nothing else it is still chosen.
-    """
-
-    def __init__(self, prompt: list[int], detokenize: Any) -> None:
-        self.start = len(prompt)
-        self.detokenize = detokenize
-        self.follows: dict[tuple[int, ...], set[int]] = {}
-        for index in range(len(prompt) - NGRAM + 1):
-            self.follows.setdefault(tuple(prompt[index : index + NGRAM - 1]), set()).add(prompt[index + NGRAM - 1])
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        generated = [int(token) for token in input_ids[self.start :]]
-        if len(generated) < NGRAM - 1 or self.detokenize(generated).count(b'"') != 1:  # not inside the speech
-            return scores
-        context = tuple(generated[-(NGRAM - 1) :])
-        blocked = set(self.follows.get(context, ()))
-        blocked.update(
-            generated[i + NGRAM - 1] for i in range(len(generated) - NGRAM + 1) if tuple(generated[i : i + NGRAM - 1]) == context
-        )
-        if blocked:
-            scores[list(blocked)] = BLOCKED_LOGIT
-        return scores
 
 
 def _free_models() -> None:
