@@ -61,6 +61,10 @@ DEFAULT_TEMPERATURE = 0.8
 #: (the sampler is new for each answer), at most the last REPEAT_WINDOW of them
 DEFAULT_REPEAT_PENALTY = 1.3
 REPEAT_WINDOW = 64
+#: llama.cpp's min-p sampling: tokens less likely than this share of the likeliest are never drawn.
+#: Measured: at llama.cpp's 0.05 SmolLM2 sometimes draws an unlikely word piece and makes up a word
+#: ("Debiamah") that the other seats then repeat; at 0.2 a 7-player game had none (docs/llm.md)
+MIN_P = 0.2
 OPENING_ROOM = 16  # tokens of an answer's fixed opening, appended to the prompt (see split_opening)
 DROPPED_NOTE = "\n\n(The oldest turns of this game are left out: the model's context is full.)"
 
@@ -250,6 +254,7 @@ class LocalModel:
                 seed=request["seed"],
                 grammar=grammar,
                 repeat_penalty=request.get("repeat_penalty", 1.0),
+                min_p=MIN_P,
                 stop=[self.eos] if self.eos else [],
             )
             took = time.perf_counter() - began
