@@ -368,8 +368,8 @@ def test_report_on_a_tournament_database(tournament: Path, tmp_path: Path, capsy
     assert main(["report", str(tournament), "-o", str(out)]) == 0
     assert capsys.readouterr().out.strip() == f"{out / 'index.html'} (4 games)"
     index = (out / "index.html").read_text(encoding="utf-8")
-    assert "Ratings (openskill" in index and "Separation of adjacent models" in index
-    assert index.count('src="data:image/png;base64,') == 2
+    assert "Ratings (openskill" in index and "Paired comparisons" in index and "Deception and detection" in index
+    assert index.count('src="data:image/png;base64,') == 3  # two models: no skill-model plot
     links = sorted(line.split('href="')[1].split('"')[0] for line in index.splitlines() if 'href="games/' in line)
     assert len(links) == 4
     with sqlite3.connect(tournament) as db:

@@ -1,9 +1,11 @@
 """The report of a tournament database: the leaderboard, its plots, and a page for every game.
 
-The numbers are the tournament's own (:func:`arena.tournament.leaderboard.build_report`: ratings,
-every metric with its bootstrap interval, the separation of adjacent models) and so are the plots
-(:func:`~arena.tournament.leaderboard.plot`), embedded as base64 PNG so that the index stays one
-file. Each game links to its page, rendered from the transcript the database points at.
+The numbers are the tournament's own (:func:`arena.tournament.leaderboard.build_report`: the skill
+model's deception and detection, the paired comparisons with their p-values and power, every
+metric with its bootstrap interval, the ratings) and so are the plots
+(:func:`arena.tournament.plots.plot`, made to be read at the 640 pixels the page shows them),
+embedded as base64 PNG so that the index stays one file. Each game links to its page, rendered
+from the transcript the database points at.
 """
 
 from __future__ import annotations
@@ -50,7 +52,14 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     Returns the index, the number of games and one line per game whose page could not be made.
     """
     from arena.tournament.db import Database, DatabaseError
-    from arena.tournament.leaderboard import build_report, plot
+    from arena.tournament.leaderboard import (
+        build_report,
+        comparison_sections,
+        difference_lines,
+        ratings_table,
+        skill_tables,
+    )
+    from arena.tournament.plots import plot
 
     try:
         with Database(path, create=False) as db:
@@ -96,6 +105,8 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     index = out / "index.html"
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
+        skills=skill_tables(board), differences=difference_lines(board), comparisons=comparison_sections(board),
+        ratings=ratings_table(board),
         games=rows, failed=failed, missing=missing, version=arena.__version__,
     )  # fmt: skip
     index.write_text(html, encoding="utf-8")

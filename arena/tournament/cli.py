@@ -76,26 +76,30 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .db import Database, DatabaseError
-    from .leaderboard import build_report, default_output_dir, print_report, write_outputs
+    from .leaderboard import build_report, default_output_dir, print_report, to_json, write_outputs
 
     path = Path(args.db)
+    if not 0 < args.target < 1:
+        raise _cli_error(f"--target {args.target}: give a difference between 0 and 1 (e.g. 0.10)")
     try:
         with Database(path, create=False) as db:
-            report = build_report(db, seed=args.seed)
+            report = build_report(db, seed=args.seed, target=args.target)
     except DatabaseError as exc:
         raise _cli_error(str(exc)) from None
     if not report.total_games:
         raise _cli_error(f"{path}: no finished game yet")
-    console = Console()
-    if not console.is_terminal:  # piped or redirected: wide enough that intervals are not wrapped
-        console = Console(width=200)
-    print_report(report, console)
+    if args.json:
+        print(to_json(report, str(path)))
+    else:
+        print_report(report, Console(width=max(80, Console().width)))
+    if args.json and not args.out:
+        return 0  # the JSON alone: no files unless asked for
     out = Path(args.out) if args.out else default_output_dir(path)
     try:
         written = write_outputs(report, out, str(path))
     except OSError as exc:
         raise _cli_error(f"cannot write to {out}: {exc.strerror or exc}") from None
-    print("wrote " + ", ".join(str(p) for p in written))
+    print(f"wrote to {out}: " + ", ".join(p.name for p in written), file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -135,7 +139,9 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("leaderboard", help="print a tournament's leaderboard; write Markdown, CSV and plots")
     p.add_argument("db", help="tournament database (.sqlite)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: next to the database, NAME-leaderboard)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and randomization tests (default 0)")
+    p.add_argument("--target", type=float, default=0.10, help="difference the power figures are for (default 0.10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (comparisons, skills, …); files only with --out")
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("balance", help="town win rate per table size over many bot games, in parallel processes")

@@ -30,7 +30,7 @@ import importlib
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -46,7 +46,7 @@ from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
 from .design import GameSpec, build_design, deals_per_hand
-from .metrics import MATCH, transcript_stats
+from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
 BUILTIN_KINDS = ("bot", "random")
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
@@ -114,11 +114,11 @@ def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = No
     from arena.players.registry import SpecError, make_player
 
     checked: dict[str, Any] = {}
-    for model in config.models:
+    third = (config.third_party,) if config.third_party is not None else ()
+    for model in (*config.models, *third):
+        where = "third_party" if model in third else f"models.{model.name}"
         if model.spec in BUILTIN_KINDS and model.settings:
-            raise ConfigError(
-                f"config error: {config.path or 'tournament'}: models.{model.name}: settings apply to model seats only"
-            )
+            raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: settings apply to model seats only")
         try:
             if model.spec in BUILTIN_KINDS:
                 checked[model.name] = make_player(model.spec, "check", 0)
@@ -130,7 +130,7 @@ def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = No
                 if sdk is not None:
                     importlib.import_module(sdk)
         except (SpecError, ValueError, ImportError) as exc:
-            raise ConfigError(f"config error: {config.path or 'tournament'}: models.{model.name}: {exc}") from None
+            raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: {exc}") from None
     return checked
 
 
@@ -167,6 +167,79 @@ def transcript_path(directory: Path, key: str) -> Path:
         n += 1
         path = directory / f"{stem}-{n}.jsonl"
     return path
+
+
+def game_record(
+    spec: GameSpec,
+    game: Game,
+    stats: list[Stat],
+    beliefs: list[Belief],
+    usage: Mapping[str, Mapping[str, Any]],
+    per_player: Mapping[str, Mapping[str, Any]],
+    *,
+    seconds: float,
+    transcript: str,
+    started: str,
+    ended: str,
+) -> GameRecord:
+    """The database rows of one finished game of the design (a pure function of what was played)."""
+    models = spec.assignment(game)
+    sides = spec.sides(game)
+    result = {s.seat: s.num for s in stats if s.metric == "win"}
+    cost = sum(float(u.get("cost", 0.0)) for u in usage.values())
+    mckay = deals_per_hand(spec.variant)
+    return GameRecord(
+        game={
+            "key": spec.key, "variant": spec.variant.name, "players": spec.players, "round": spec.round,
+            "seed": spec.seed, "pairing": spec.pairing, "first": spec.first.name, "second": spec.second.name,
+            "fingerprint": spec.fingerprint(), "winner": game.winner, "reason": game.end_reason, "days": game.day,
+            "events": len(game.log), "cost": cost, "seconds": round(seconds, 3), "transcript": transcript,
+            "started": started, "ended": ended,
+        },
+        players=[
+            {
+                "game": spec.key, "seat": seat, "model": models[seat].name, "spec": models[seat].spec,
+                "role": MATCH if mckay else game.role_of[seat], "team": "-" if mckay else game.team(seat),
+                "side": sides[seat], "result": result.get(seat, 0.0), "alive": int(game.is_alive(seat)),
+                "decisions": (per_player.get(seat) or {}).get("decisions", 0),
+                "forfeits": (per_player.get(seat) or {}).get("forfeits", 0),
+                "rejections": (per_player.get(seat) or {}).get("rejections", 0),
+                "calls": (usage.get(seat) or {}).get("calls", 0),
+                "input_tokens": (usage.get(seat) or {}).get("input_tokens", 0),
+                "output_tokens": (usage.get(seat) or {}).get("output_tokens", 0),
+                "cost": float((usage.get(seat) or {}).get("cost", 0.0)),
+            }
+            for seat in game.seats
+        ],
+        stats=stats,
+        beliefs=[(b, game.team(b.target) != "town") for b in beliefs],
+    )  # fmt: skip
+
+
+def play_builtin(spec: GameSpec, *, beliefs: bool = False) -> GameRecord:
+    """Play one game of the design whose seats are all built-in players, in memory (no transcript).
+
+    The same game, seat for seat, as the runner plays for ``spec``; used where thousands of bot
+    games are needed fast (calibration of the leaderboard's tests). No global state: the game and its
+    rows are a function of ``spec`` alone (apart from the clock times), ready for any process.
+    """
+    from arena.players.registry import make_player
+    from arena.transcript import summary_record
+
+    started = utc_now().isoformat(timespec="seconds")
+    clock = time.perf_counter()
+    game = spec.make_game()
+    models = spec.assignment(game)
+    players = {seat: make_player(models[seat].spec, seat, spec.player_seed) for seat in game.seats}
+    probe = BeliefProbe(game, players) if beliefs and not deals_per_hand(spec.variant) else None
+    run_sync(game, players, [probe] if probe is not None else [])
+    summary = summary_record(game, usage={})
+    records = probe.records if probe is not None else []
+    stats = game_stats(spec.variant.name, game, summary, records)
+    return game_record(
+        spec, game, stats, records, {}, summary.get("per_player") or {}, seconds=time.perf_counter() - clock,
+        transcript="", started=started, ended=utc_now().isoformat(timespec="seconds"),
+    )  # fmt: skip
 
 
 class _UntilProbed:
@@ -208,7 +281,8 @@ class Runner:
 
     def blocked(self, spec: GameSpec) -> bool:
         """Whether a game needs an endpoint that went down in this run."""
-        return any(self.endpoints.get(m.name, ("", ""))[0] in self.down for m in (spec.first, spec.second))
+        models = (spec.first, spec.second, *((spec.third,) if spec.third is not None else ()))
+        return any(self.endpoints.get(m.name, ("", ""))[0] in self.down for m in models)
 
     def live_cost(self) -> float:
         return sum(float(getattr(getattr(p, "usage", None), "cost", 0.0)) for ps in self.live.values() for p in ps.values())
@@ -276,16 +350,14 @@ class Runner:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _player(self, model: ModelEntry, seat: str, game: Game, writer: TranscriptWriter) -> Any:
+    def _player(self, model: ModelEntry, seat: str, game: Game, seed: int, writer: TranscriptWriter) -> Any:
         from arena.players.registry import make_player
 
         if model.spec in BUILTIN_KINDS:
-            return make_player(model.spec, seat, game.seed)
+            return make_player(model.spec, seat, seed)
         options = game.options.model_dump(mode="json")
         settings = {**model.settings, **self.overrides}
-        return make_player(
-            model.spec, seat, game.seed, variant=game.name, options=options, recorder=writer.recorder(seat), **settings
-        )
+        return make_player(model.spec, seat, seed, variant=game.name, options=options, recorder=writer.recorder(seat), **settings)
 
     @contextlib.contextmanager
     def _cassette(self, spec: GameSpec, game: Game, seat_specs: dict[str, str]) -> Iterator[None]:
@@ -316,7 +388,6 @@ class Runner:
         config = self.config
         game = spec.make_game()
         models = spec.assignment(game)
-        sides = spec.sides(game)
         seat_specs = {seat: models[seat].spec for seat in game.seats}
         try:
             writer = TranscriptWriter(transcript_path(config.transcripts, spec.key), game, seat_specs)
@@ -327,7 +398,7 @@ class Runner:
         clock = time.perf_counter()
         probe: BeliefProbe | None = None
         try:
-            players = {seat: self._player(models[seat], seat, game, writer) for seat in game.seats}
+            players = {seat: self._player(models[seat], seat, game, spec.player_seed, writer) for seat in game.seats}
             writer.track_usage(players)
             self.live[spec.key] = players
             if config.beliefs and not deals_per_hand(spec.variant):
@@ -366,39 +437,14 @@ class Runner:
         transcript = read_transcript(writer.path)
         beliefs = probe.records if probe is not None else []
         stats = transcript_stats(transcript, beliefs)
-        summary = transcript.summary or {}
         # The players' own totals, unrounded (the transcript's summary rounds dollars to 6 places).
         usage = {seat: asdict(p.usage) for seat, p in players.items() if is_dataclass(getattr(p, "usage", None))}
-        per_player = summary.get("per_player") or {}
-        result = {(s.seat): s.num for s in stats if s.metric == "win"}
-        cost = sum(float(u.get("cost", 0.0)) for u in usage.values())
-        mckay = deals_per_hand(spec.variant)
-        record = GameRecord(
-            game={
-                "key": spec.key, "variant": spec.variant.name, "players": spec.players, "round": spec.round,
-                "seed": spec.seed, "pairing": spec.pairing, "first": spec.first.name, "second": spec.second.name,
-                "fingerprint": spec.fingerprint(), "winner": game.winner, "reason": game.end_reason, "days": game.day,
-                "events": len(game.log), "cost": cost, "seconds": round(seconds, 3), "transcript": str(writer.path),
-                "started": begun, "ended": utc_now().isoformat(timespec="seconds"),
-            },
-            players=[
-                {
-                    "game": spec.key, "seat": seat, "model": models[seat].name, "spec": models[seat].spec,
-                    "role": MATCH if mckay else game.role_of[seat], "team": "-" if mckay else game.team(seat),
-                    "side": sides[seat], "result": result.get(seat, 0.0), "alive": int(game.is_alive(seat)),
-                    "decisions": (per_player.get(seat) or {}).get("decisions", 0),
-                    "forfeits": (per_player.get(seat) or {}).get("forfeits", 0),
-                    "rejections": (per_player.get(seat) or {}).get("rejections", 0),
-                    "calls": (usage.get(seat) or {}).get("calls", 0),
-                    "input_tokens": (usage.get(seat) or {}).get("input_tokens", 0),
-                    "output_tokens": (usage.get(seat) or {}).get("output_tokens", 0),
-                    "cost": float((usage.get(seat) or {}).get("cost", 0.0)),
-                }
-                for seat in game.seats
-            ],
-            stats=stats,
-            beliefs=[(b, game.team(b.target) != "town") for b in beliefs],
+        record = game_record(
+            spec, game, stats, beliefs, usage, (transcript.summary or {}).get("per_player") or {},
+            seconds=seconds, transcript=str(writer.path), started=begun, ended=utc_now().isoformat(timespec="seconds"),
         )  # fmt: skip
+        cost = record.game["cost"]
+        mckay = deals_per_hand(spec.variant)
         self.db.record(record)
         self.spent += cost
         winner = game.winner or "nobody"
