@@ -45,6 +45,11 @@ class Profile(BaseModel):
     max_tokens: int = Field(1024, ge=16)
     structured: Literal["tools", "json_schema", "json_text"] = "tools"
     strict: bool | None = None  # None: strict for OpenAI tools / json_schema, plain for Anthropic
+    allowed_tools: bool | None = Field(
+        None,
+        description="OpenAI tools: narrow the fixed tools to the kinds legal now (tool_choice allowed_tools); "
+        "None: on for the official endpoint only (other servers may not know it).",
+    )
     price_input: float = Field(0.0, ge=0)
     price_cached: float | None = Field(None, ge=0)  # None = same as input
     price_cache_write: float | None = Field(None, ge=0)  # None = input (x1.25 for Anthropic)
