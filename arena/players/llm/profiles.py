@@ -41,6 +41,7 @@ class Profile(BaseModel):
     base_url: str | None = None
     api_key_env: str = ""  # "" = the endpoint needs no key
     temperature: float | None = Field(None, ge=0, le=2)
+    repeat_penalty: float | None = Field(None, ge=1, le=3, description="Local models: penalty on repeated tokens.")
     max_tokens: int = Field(1024, ge=16)
     structured: Literal["tools", "json_schema", "json_text"] = "tools"
     strict: bool | None = None  # None: strict for OpenAI tools / json_schema, plain for Anthropic
