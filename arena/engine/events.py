@@ -60,9 +60,7 @@ class Event:
         if self.actor is not None:
             out["actor"] = self.actor
         if self.data:
-            out["data"] = {
-                k: dump_action(v) if isinstance(v, ActionBase) else v for k, v in self.data.items()
-            }
+            out["data"] = {k: dump_action(v) if isinstance(v, ActionBase) else v for k, v in self.data.items()}
         return out
 
     @classmethod
@@ -101,9 +99,7 @@ class View:
         log = self._log
         if self._seen < len(log):
             name = self.player
-            self._events.extend(
-                e for e in log[self._seen :] if e.to is None or name in e.to
-            )
+            self._events += [e for e in log[self._seen :] if e.to is None or name in e.to]
             self._seen = len(log)
         return self._events
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .actions import KINDS, TARGET_FIELDS, ActionBase, Kill, Pass, Speak, Verdict, Vote
 from .events import MODERATOR, PUBLIC, Event, View, player_audience, team_audience
-from .requests import Clock, DecisionRequest, FieldSpec, Option, Repertoire, Table
+from .requests import Clock, DecisionRequest, FieldSpec, Option, Repertoire, Repertoires, Table
 
 
 class GameOptions(BaseModel):
@@ -80,6 +80,8 @@ ABSTAIN = Vote(target=None)
 NO = Verdict(yes=False)
 HOLD_FIRE = Kill(target=None)
 PASS = Pass()
+#: the options of every yes/no vote: one shared tuple (options are immutable), not one per voter
+VERDICT_ONLY = (Option("verdict"),)
 
 
 class Game:
@@ -127,7 +129,7 @@ class Game:
         self.role_of: dict[str, str] = self._make_deal(deal)
         self.setup()
         self.table = Table(self.name, self.seats, self.public_deck(), self.claim_roles or self.roles)
-        self._repertoires: dict[str, Repertoire | None] = {}
+        self._repertoires = Repertoires(self._build_repertoire)
         for name in self.seats:
             self.tell(name, "role", role=self.role_of[name], team=self.team_of[self.role_of[name]], variant=self.name)
         self._advance()
@@ -192,11 +194,12 @@ class Game:
         return None
 
     def repertoire_of(self, player: str) -> Repertoire | None:
-        """The player's repertoire, built once per game (its tools must not change)."""
-        if player not in self._repertoires:
-            wide = self.repertoire(player)
-            self._repertoires[player] = None if wide is None else dataclasses.replace(wide, table=self.table)
-        return self._repertoires[player]
+        """The player's repertoire, built once per game on first use (its tools must not change)."""
+        return self._repertoires.of(player)
+
+    def _build_repertoire(self, player: str) -> Repertoire | None:
+        wide = self.repertoire(player)
+        return None if wide is None else dataclasses.replace(wide, table=self.table)
 
     # ---- queries --------------------------------------------------------------------------
     def is_alive(self, name: str) -> bool:
@@ -302,7 +305,7 @@ class Game:
             group=group,
             info=info,
             table=self.table,
-            repertoire=self.repertoire_of(player),
+            repertoires=self._repertoires,
         )
         self._next_request_id += 1
         return req

@@ -19,7 +19,7 @@ A request also carries two things that stay the same for a whole game:
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -133,6 +133,25 @@ class Repertoire:
         return ACTION_ADAPTER.validate_python(raw.model_dump())
 
 
+class Repertoires:
+    """One game's repertoires by seat, each built on first use and then kept (its tools must not
+    change). Requests carry the game's one instance rather than a built repertoire: only model
+    seats read it, and building every seat's at every game start was a real share of a bot game.
+    """
+
+    __slots__ = ("_build", "_built")
+
+    def __init__(self, build: Callable[[str], Repertoire | None]) -> None:
+        self._build = build
+        self._built: dict[str, Repertoire | None] = {}
+
+    def of(self, player: str) -> Repertoire | None:
+        built = self._built
+        if player not in built:
+            built[player] = self._build(player)
+        return built[player]
+
+
 @dataclass(slots=True, frozen=True)
 class Clock:
     """How much time is left: discussion rounds, beats, channel rounds."""
@@ -165,7 +184,13 @@ class DecisionRequest:
     group: str = ""  # e.g. "discussion", "vote": the decision kind used to pick a prompt
     info: dict[str, Any] = field(default_factory=dict)
     table: Table | None = None  # the game's public facts (shared by every request of the game)
-    repertoire: Repertoire | None = None  # everything this seat may answer in this game
+    repertoires: Repertoires | None = None  # the game's, for :attr:`repertoire`
+
+    @property
+    def repertoire(self) -> Repertoire | None:
+        """Everything this seat may answer in this game (None: the variant has no repertoire)."""
+        book = self.repertoires
+        return None if book is None else book.of(self.player)
 
     @property
     def kinds(self) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, Repertoire, RulesError
-from arena.engine.game import HOLD_FIRE, NO, names_spec
+from arena.engine.game import HOLD_FIRE, NO, VERDICT_ONLY, names_spec
 from arena.engine.requests import FieldSpec
 
 
@@ -147,7 +147,7 @@ class Classic(Game):
             else f"{self.accused} is charged. Vote yes to execute {self.accused}, no to spare."
         )
         return [
-            self.request(n, question, (Option("verdict"),), group="verdict", default=NO, vote=vote, accused=self.accused)
+            self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote=vote, accused=self.accused)
             for n in self._voters()
         ]
 

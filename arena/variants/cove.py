@@ -60,7 +60,7 @@ from pydantic import Field, field_validator
 
 from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
 from arena.engine.events import team_audience
-from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, names_spec
+from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, VERDICT_ONLY, names_spec
 
 SpecialRole = Literal["maniac", "mistress", "detective", "doctor"]
 SPECIAL_ROLES: tuple[SpecialRole, ...] = ("maniac", "mistress", "detective", "doctor")
@@ -529,7 +529,7 @@ class Cove(Game):
             self.request(
                 n, f"The revote between {first} and {second} tied. Vote yes for both to leave the game, no for both "
                 "to stay; both leave with more than half of the living players voting yes.",
-                (Option("verdict"),), group="verdict", default=NO, vote="both_leave", candidates=list(self.candidates),
+                VERDICT_ONLY, group="verdict", default=NO, vote="both_leave", candidates=list(self.candidates),
             )
             for n in self.alive
         ]  # fmt: skip

@@ -45,7 +45,7 @@ from pydantic import Field, NonNegativeInt, model_validator
 
 from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
 from arena.engine.events import team_audience
-from arena.engine.game import NO, names_spec
+from arena.engine.game import NO, VERDICT_ONLY, names_spec
 
 DealRole = Literal["mafia", "villager", "detective", "doctor"]
 
@@ -271,7 +271,7 @@ class Village(Game):
             f"{self.accused} is on trial. Vote yes for guilty, no for innocent; guilty needs more guilty than innocent votes."
         )
         return [
-            self.request(n, question, (Option("verdict"),), group="verdict", default=NO, vote="guilty", accused=self.accused)
+            self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote="guilty", accused=self.accused)
             for n in self.alive
         ]
 
