@@ -166,7 +166,10 @@ class Clock:
 
 @dataclass(slots=True)
 class DecisionRequest:
-    """Everything a player needs to answer one decision, and nothing it may not know."""
+    """Everything a player needs to answer one decision, and nothing it may not know.
+
+    ``Game.request`` passes the fields by position (it is on the hot path): add new ones last.
+    """
 
     id: int
     player: str
