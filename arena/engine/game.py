@@ -452,22 +452,21 @@ class Game:
             raise RuntimeError("resolve() needs exactly one decision per pending request")
         answers: dict[str, ActionBase] = {}
         arrivals: dict[str, float] = {}
+        private = self._private
         for req in pending:
             decision = by_id[req.id]
-            if decision.at is None:
-                timed = {}
-            else:  # a table on the wall clock: when the answer came is part of the record
-                timed = {"at": round(decision.at, 3)}
-                arrivals[req.player] = timed["at"]
+            player = req.player
             if decision.forfeit:
                 if decision.action is None:  # drawn here, in request order, so arrival order never matters
                     decision.action = self.default_action(req)
-                self.tell(
-                    req.player, "forfeit", actor=req.player, request=req.id, action=decision.action, why=decision.why, **timed
-                )
+                type_, data = "forfeit", {"request": req.id, "action": decision.action, "why": decision.why}
             else:
-                self.tell(req.player, "action", actor=req.player, request=req.id, action=decision.action, **timed)
-            answers[req.player] = decision.action
+                type_, data = "action", {"request": req.id, "action": decision.action}
+            if decision.at is not None:  # a table on the wall clock: when the answer came is part of the record
+                data["at"] = arrivals[player] = round(decision.at, 3)
+            label, to = private[player]
+            self._emit(type_, label, to, player, data)  # as tell(), without a call per decision
+            answers[player] = decision.action
         self.arrivals = arrivals
         self._pending = []
         self.PHASES[self.phase].resolve(self, answers)

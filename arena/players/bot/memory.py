@@ -304,6 +304,20 @@ PUBLIC_FIELDS = (
 )
 
 
+#: seats -> {name: position}, shared by every memory of every table with those seats (read only)
+_SEAT_INDEX: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def seat_index(seats: tuple[str, ...]) -> dict[str, int]:
+    """{name: position} of ``seats`` (one dict per seating: nine bots a game used to build nine)."""
+    found = _SEAT_INDEX.get(seats)
+    if found is None:
+        if len(_SEAT_INDEX) > 64:
+            _SEAT_INDEX.clear()
+        found = _SEAT_INDEX[seats] = {name: i for i, name in enumerate(seats)}
+    return found
+
+
 class Memory:
     """One bot's running record of the game, plus its suspicion model.
 
@@ -330,7 +344,7 @@ class Memory:
     def __init__(self, me: str, seats: Iterable[str]) -> None:
         self.me = me
         self.seats: tuple[str, ...] = tuple(seats)
-        self.seat_index = {name: i for i, name in enumerate(self.seats)}
+        self.seat_index = seat_index(self.seats)
         self.cursor = 0
         self.pub = PublicRecord(self.seats, None)  # until the first public event names the table
         self.seen = 0  # the latest public event this memory has read
@@ -520,8 +534,9 @@ class Memory:
         new = self._anchors()
         old = self.anchor
         move, susp = self._move, self.susp
+        new_get, old_get = new.get, old.get  # bound once: this loop runs over every seat
         for name in self.seats:  # seat order: float sums must not depend on set order
-            delta = new.get(name, 0.0) - old.get(name, 0.0)
+            delta = new_get(name, 0.0) - old_get(name, 0.0)
             if delta:
                 move(name, delta)
                 susp[name] += ANCHOR_WEIGHT * delta

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 #: scores closer than this are a tie
@@ -59,14 +60,14 @@ def shared_priority(seed: int, seats: Sequence[str], team: Iterable[str], moment
     """The priority every member of ``team`` computes alike at ``moment``: drawn from the game
     seed and the team's seat positions (not their names: renaming the seats changes nothing).
     A hash, not a seeded ``Random``: seeding one costs more than a whole vote."""
-    index = {n: i for i, n in enumerate(seats)}
-    key = f"team:{seed}:{','.join(str(i) for i in sorted(index[n] for n in team))}:{moment}"
+    key = f"team:{seed}:{','.join(str(i) for i in sorted(seats.index(n) for n in team))}:{moment}"
     found = _SHARED.get(key)
     if found is None or found[0] != seats:
         if len(_SHARED) > 256:
             _SHARED.clear()
         digest = b"".join(hashlib.blake2b(f"{key}:{block}".encode()).digest() for block in range(len(seats) // 16 + 1))
-        found = _SHARED[key] = (tuple(seats), {n: int.from_bytes(digest[4 * i : 4 * i + 4], "big") for i, n in enumerate(seats)})
+        draws = struct.unpack_from(f">{len(seats)}I", digest)  # the digest as big-endian 4-byte numbers
+        found = _SHARED[key] = (tuple(seats), dict(zip(seats, draws, strict=True)))
     return found[1]
 
 
