@@ -19,6 +19,7 @@ A request also carries two things that stay the same for a whole game:
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -137,18 +138,25 @@ class Repertoires:
     """One game's repertoires by seat, each built on first use and then kept (its tools must not
     change). Requests carry the game's one instance rather than a built repertoire: only model
     seats read it, and building every seat's at every game start was a real share of a bot game.
+
+    ``build`` is a method of the game, held weakly: the game holds this object, and a strong
+    reference back would make every game a reference cycle, freed only by the cyclic garbage
+    collector (which then ran several times as often in a run of bot games).
     """
 
     __slots__ = ("_build", "_built")
 
     def __init__(self, build: Callable[[str], Repertoire | None]) -> None:
-        self._build = build
+        self._build = weakref.WeakMethod(build)  # type: ignore[arg-type]
         self._built: dict[str, Repertoire | None] = {}
 
     def of(self, player: str) -> Repertoire | None:
         built = self._built
         if player not in built:
-            built[player] = self._build(player)
+            build = self._build()
+            if build is None:
+                raise RuntimeError(f"the game is gone: {player}'s repertoire was never read while it was played")
+            built[player] = build(player)
         return built[player]
 
 
