@@ -112,5 +112,11 @@ class View:
         return self._role
 
     def since(self, index: int) -> list[Event]:
-        """Events of this view from position ``index`` on (for incremental readers)."""
-        return self.events[index:]
+        """Events of this view from position ``index`` on (for incremental readers: every bot
+        calls this at every decision, so it does the catching up itself, without ``events``)."""
+        log = self._log
+        if self._seen < len(log):
+            name = self.player
+            self._events += [e for e in log[self._seen :] if e.to is None or name in e.to]
+            self._seen = len(log)
+        return self._events[index:]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import ClassVar
 
 from arena.engine import ActionBase, DecisionRequest
@@ -119,14 +120,20 @@ class DayNightStrategy(Strategy):
         self._unconfirmed_epoch = -1
         self.fake_day = -1
         self.rolled_fake_day = -1
+        self._handlers: dict[str, Callable[[DayNightStrategy, DecisionRequest], ActionBase]] = {}
 
     def decide(self, request: DecisionRequest) -> ActionBase:
         if self.mem.dirty:
             self.mem.refresh()
-        name = self.HANDLERS.get(request.group)
-        if name is None:
-            return safe_action(request, self.rng)
-        return getattr(self, name)(request)
+        handler = self._handlers.get(request.group)
+        if handler is None:
+            name = self.HANDLERS.get(request.group)
+            if name is None:
+                return safe_action(request, self.rng)
+            # looked up once per group; the class's function, not a bound method, which would
+            # make every bot a reference cycle for the garbage collector
+            handler = self._handlers[request.group] = getattr(type(self), name)
+        return handler(self, request)
 
     # ---- shared helpers ------------------------------------------------------------------------
     def others(self) -> list[str]:
