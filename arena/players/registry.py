@@ -6,7 +6,10 @@ so that bot-only games never load an SDK.
 
 from __future__ import annotations
 
+import functools
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 
 class SpecError(ValueError):
@@ -20,15 +23,22 @@ BUILTIN = {
 }
 
 
+@functools.cache
+def _builtin(spec: str) -> Callable[..., Any]:
+    """The class of a built-in player kind, imported on first use (and looked up once: a bench
+    builds nine players a game)."""
+    module, cls = BUILTIN[spec]
+    try:
+        return getattr(importlib.import_module(module), cls)
+    except (ModuleNotFoundError, AttributeError) as exc:
+        raise SpecError(f"player kind {spec!r} is not available in this installation") from exc
+
+
 def make_player(spec: str, name: str, seed: int = 0, **kwargs):
     """Build the player for one seat; raises :class:`SpecError` with a one-line reason."""
     spec = spec.strip()
     if spec in BUILTIN:
-        module, cls = BUILTIN[spec]
-        try:
-            factory = getattr(importlib.import_module(module), cls)
-        except (ModuleNotFoundError, AttributeError) as exc:
-            raise SpecError(f"player kind {spec!r} is not available in this installation") from exc
+        factory = _builtin(spec)
         if spec == "human":
             return factory(name, **kwargs)
         return factory(name, seed)

@@ -534,9 +534,11 @@ class Memory:
         new = self._anchors()
         old = self.anchor
         move, susp = self._move, self.susp
-        new_get, old_get = new.get, old.get  # bound once: this loop runs over every seat
+        anchored = new.keys() | old.keys()  # only these can have moved (most seats have no anchor)
         for name in self.seats:  # seat order: float sums must not depend on set order
-            delta = new_get(name, 0.0) - old_get(name, 0.0)
+            if name not in anchored:
+                continue
+            delta = new.get(name, 0.0) - old.get(name, 0.0)
             if delta:
                 move(name, delta)
                 susp[name] += ANCHOR_WEIGHT * delta

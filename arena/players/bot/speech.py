@@ -47,8 +47,9 @@ class Voice:
         left = self._left.get(kind)
         if not left or left[-1] >= n:  # a new round (or a kind whose options changed)
             last = self._last.get(kind)
-            left = self._left[kind] = [i for i in range(n) if i != last] if n > 1 else [0]
+            left = self._left[kind] = list(range(n)) if n > 1 else [0]
             if last is not None and last < n and n > 1:
+                del left[last]  # every template but the last one said, in order
                 left.append(last)  # back in play, but not as the first of the round
                 i = left.pop(self.rng.randrange(n - 1))
                 self._last[kind] = i

@@ -60,7 +60,7 @@ def shared_priority(seed: int, seats: Sequence[str], team: Iterable[str], moment
     """The priority every member of ``team`` computes alike at ``moment``: drawn from the game
     seed and the team's seat positions (not their names: renaming the seats changes nothing).
     A hash, not a seeded ``Random``: seeding one costs more than a whole vote."""
-    key = f"team:{seed}:{','.join(str(i) for i in sorted(seats.index(n) for n in team))}:{moment}"
+    key = f"team:{seed}:{','.join(map(str, sorted(map(seats.index, team))))}:{moment}"
     found = _SHARED.get(key)
     if found is None or found[0] != seats:
         if len(_SHARED) > 256:
