@@ -303,8 +303,10 @@ def play_game(config: TournamentConfig, spec: GameSpec, transcript: str, permits
         while not task.done():
             loop.run_until_complete(asyncio.wait({task}, timeout=wait))
             wait = CHUNK_SECONDS
+            if task.done():
+                break  # the rest goes out with the outcome
             text = tail.read()
-            if text and not task.done():
+            if text:
                 yield Chunk(text, session.live_cost())
         outcome: GameOutcome = task.result()
         loop.run_until_complete(session.aclose())

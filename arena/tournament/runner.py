@@ -260,7 +260,7 @@ class Runner:
             self.db.record(outcome.record)
             self.spent += outcome.cost
             return True, outcome.line
-        return False, f"its worker died {len(lost)} times (last: {lost[-1]})"
+        return False, f"its worker died {len(lost)} time{'s' * (len(lost) != 1)} (last: {lost[-1]})"
 
 
 class GameSession:
