@@ -46,12 +46,13 @@ import asyncio
 import contextvars
 import importlib.util
 import logging
+import os
 import shutil
 import socket
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -110,6 +111,7 @@ class Cluster:
     nodes: int = 0
     seconds: float = 0.0  # start-up (or connection) cost, reported apart from the games
     owned: bool = False  # ray.init was ours: ray.shutdown at the end
+    client: bool = False  # connected through Ray Client (ray://): no streamed results
 
     @classmethod
     def connect(cls, address: str | None = None, *, num_cpus: int | None = None) -> Cluster:
@@ -138,11 +140,15 @@ class Cluster:
                 ray.init(address=address, **options)
             except (ConnectionError, ValueError, RuntimeError, OSError) as exc:
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise ClusterError(f"cannot reach the Ray cluster at {address}: {first}") from None
+                hint = ""
+                if address != LOCAL and not os.environ.get("RAY_AUTH_MODE"):
+                    hint = " (a cluster started with token authentication needs RAY_AUTH_MODE=token here too)"
+                raise ClusterError(f"cannot reach the Ray cluster at {address}: {first}{hint}") from None
             owned = True
         resources = ray.cluster_resources()
         nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
-        return cls(address, int(resources.get("CPU", 0)), nodes, time.perf_counter() - started, owned)
+        client = bool(ray.util.client.ray.is_connected())
+        return cls(address, int(resources.get("CPU", 0)), nodes, time.perf_counter() - started, owned, client)
 
     def describe(self) -> str:
         where = "a local Ray instance" if self.address == LOCAL else f"the Ray cluster at {self.address}"
@@ -326,6 +332,11 @@ def play_game(config: TournamentConfig, spec: GameSpec, transcript: str, permits
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def play_game_whole(config: TournamentConfig, spec: GameSpec, transcript: str, permits: Any, holder: str) -> list[Any]:
+    """:func:`play_game` for a driver on Ray Client, which cannot stream: everything at the end."""
+    return list(play_game(config, spec, transcript, permits, holder))
+
+
 # ---- the driver's side ----------------------------------------------------------------------------
 def _cause(exc: BaseException) -> str:
     """A Ray error in one line: the class and the first line of its message."""
@@ -391,13 +402,10 @@ class RayExecutor:
         started(utc_now().isoformat(timespec="seconds"))
         holder = uuid.uuid4().hex
         cpus = max(self._cpus.get(spec.first.name, 1.0), self._cpus.get(spec.second.name, 1.0))
-        task = _remote("play_game", play_game, max_retries=0)
         outcome: GameOutcome | None = None
         try:
-            stream = task.options(num_cpus=cpus).remote(self._config_ref, spec, str(path), self.permits, holder)
             with path.open("a", encoding="utf-8") as out:
-                async for ref in stream:
-                    item = await ref
+                async for item in self._items(cpus, (self._config_ref, spec, str(path), self.permits, holder)):
                     if isinstance(item, Chunk):
                         out.write(item.text)
                         out.flush()
@@ -415,6 +423,19 @@ class RayExecutor:
         if outcome is None:
             raise WorkerLost("the game's task ended without a result")
         return outcome
+
+    async def _items(self, cpus: float, args: tuple[Any, ...]) -> AsyncIterator[Any]:
+        """What the game's task yields, as it comes (through Ray Client, all at the end)."""
+        import ray
+
+        if self.cluster is not None and self.cluster.client:  # Ray Client cannot stream a task's results
+            whole = _remote("play_game_whole", play_game_whole, max_retries=0)
+            for item in await asyncio.to_thread(ray.get, whole.options(num_cpus=cpus).remote(*args)):
+                yield item
+            return
+        task = _remote("play_game", play_game, max_retries=0)
+        async for ref in task.options(num_cpus=cpus).remote(*args):
+            yield await ref
 
     async def aclose(self) -> None:
         if self.cluster is not None:
