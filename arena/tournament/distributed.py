@@ -139,9 +139,13 @@ class Cluster:
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, ValueError, RuntimeError, OSError) as exc:
+                if address == "auto" and isinstance(exc, ConnectionError):
+                    raise ClusterError(
+                        "--ray auto: no Ray cluster runs on this machine and RAY_ADDRESS is not set (ray start --head starts one)"
+                    ) from None
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 hint = ""
-                if address != LOCAL and not os.environ.get("RAY_AUTH_MODE"):
+                if address not in (LOCAL, "auto") and not os.environ.get("RAY_AUTH_MODE"):
                     hint = " (a cluster started with token authentication needs RAY_AUTH_MODE=token here too)"
                 raise ClusterError(f"cannot reach the Ray cluster at {address}: {first}{hint}") from None
             owned = True

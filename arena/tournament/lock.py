@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import os
 import socket
@@ -24,6 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.transcript import utc_now
+
+try:
+    import fcntl
+except ImportError:  # no flock on this platform: the pid in the file decides
+    fcntl = None  # type: ignore[assignment]
 
 from .db import DatabaseError
 
@@ -149,6 +153,8 @@ class WriterLock:
 
     def _lock(self, fd: int) -> bool:
         """True once flock holds; False where the file system has no flock; busy when another holds it."""
+        if fcntl is None:
+            return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
