@@ -195,23 +195,27 @@ def test_the_cost_cap_holds_on_ray(tmp_path):
 
 # ---- faults -------------------------------------------------------------------------------------------
 def test_a_worker_killed_mid_game_costs_one_try(tmp_path):
-    """SIGKILL one Ray worker while it plays a game: that try is recorded as lost, the game is played
+    """SIGKILL a Ray worker while it plays a game: that try is recorded as lost, the game is played
     again, and the database ends with every planned game exactly once."""
     with SlowServer(0.03, seed=5) as server:
         cfg = parse_tournament(model_config(tmp_path, server, "kill", games=6, concurrency=2))
         result: dict[str, Any] = {}
         run = threading.Thread(target=lambda: result.update(report=asyncio.run(run_tournament(cfg, executor=RayExecutor(cfg)))))
         run.start()
-        killed = None
+        kills = 0
         deadline = time.monotonic() + 120
-        while killed is None and time.monotonic() < deadline and run.is_alive():
+        # A worker can finish its game between being seen and being killed: kill again until a try is lost.
+        while not lost_tries(tmp_path / "kill.sqlite") and kills < 5 and time.monotonic() < deadline and run.is_alive():
             playing = [pid for pid, cmd in descendants(os.getpid()).items() if cmd.startswith("ray::play_game")]
             if playing and finished_games(tmp_path / "kill.sqlite") >= 1:
-                killed = playing[0]
-                os.kill(killed, signal.SIGKILL)
+                os.kill(playing[0], signal.SIGKILL)
+                kills += 1
+                wait = time.monotonic() + 10
+                while not lost_tries(tmp_path / "kill.sqlite") and time.monotonic() < wait and run.is_alive():
+                    time.sleep(0.05)
             time.sleep(0.05)
         run.join(timeout=300)
-    assert killed is not None, "no worker was caught playing a game"
+    assert kills, "no worker was caught playing a game"
     report = result["report"]
     assert report.played == 6 and not report.failed and report.not_started == 0, report.failed
     with sqlite3.connect(tmp_path / "kill.sqlite") as db:
@@ -221,15 +225,24 @@ def test_a_worker_killed_mid_game_costs_one_try(tmp_path):
     assert sorted(keys) == sorted(spec.key for spec in build_design(cfg))  # every planned game, once
     assert seats == 6 * 6
     lost = [(key, path, error) for key, path, error in attempts if error]
-    assert len(lost) == 1 and lost[0][2].startswith("WorkerLost: ") and lost[0][0] in keys, attempts
-    assert len(attempts) == 7
-    partial = Path(lost[0][1])  # the lines that arrived before the kill are kept, under the try's own name
-    assert partial.exists() and partial not in {Path(p) for _, p, e in attempts if not e}
-    if partial.stat().st_size:
-        assert not read_transcript(partial).complete
+    assert 1 <= len(lost) <= kills and len(attempts) == 6 + len(lost), attempts
+    for key, path, error in lost:
+        assert error.startswith("WorkerLost: ") and key in keys
+        partial = Path(path)  # the lines that arrived before the kill are kept, under the try's own name
+        assert partial.exists() and partial not in {Path(p) for _, p, e in attempts if not e}
+        if partial.stat().st_size:
+            assert not read_transcript(partial).complete
     for _, path, error in attempts:
         if not error:
             assert read_transcript(path).complete
+
+
+def lost_tries(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM attempts WHERE error LIKE 'WorkerLost%'").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
 
 
 def finished_games(db: Path) -> int:
