@@ -14,34 +14,19 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
+from arena.cli_base import USAGE_ERROR, CliError, Parser, variant_class
 from arena.config import ConfigError, first_error, load_config, parse_seat_arg, seat_specs
 from arena.engine import Game, RulesError
 
-USAGE_ERROR = 2
-
-
-class CliError(Exception):
-    """Bad input: the message is printed as one line and the exit code is 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line instead of usage + message
-        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def _variant(name: str) -> type[Game]:
-    from arena.variants import get_variant
-
-    try:
-        return get_variant(name)
-    except KeyError as exc:
-        raise CliError(exc.args[0]) from None
+# the shared pieces under their old names here (other modules and tests use them)
+_Parser = Parser
+_variant = variant_class
 
 
 def _players(
@@ -146,8 +131,8 @@ def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> An
 
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.console import Printer, print_result
-    from arena.orchestrator import StopGame, play
-    from arena.players.base import SyncPlayer
+    from arena.orchestrator import play
+    from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report, seat_human
     from arena.transcript import TranscriptWriter
 

@@ -12,13 +12,11 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
-from arena.players.base import Answer, GiveUp, Malformed, Player, SyncPlayer
+from arena.players.base import Answer, GiveUp, Malformed, Player, StopGame, SyncPlayer
+
+__all__ = ["Observer", "Ruling", "StopGame", "play", "run", "run_sync"]
 
 Observer = Callable[[Game], None]
-
-
-class StopGame(Exception):
-    """Raised by a player to stop the whole run (script exhausted, the human quits)."""
 
 
 class Ruling:

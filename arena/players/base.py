@@ -31,6 +31,14 @@ class GiveUp:
 Answer = ActionBase | Malformed | GiveUp | None
 
 
+class StopGame(Exception):
+    """Raised by a player to stop the whole run (script exhausted, the human quits).
+
+    It lives here, beside the answers, so that a player can stop a game without importing the
+    orchestrator that catches it.
+    """
+
+
 @runtime_checkable
 class Player(Protocol):
     name: str

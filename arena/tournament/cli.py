@@ -1,7 +1,9 @@
 """The ``arena tournament``, ``arena leaderboard`` and ``arena balance`` subcommands.
 
 They live here and are added to the ``arena`` parser by :func:`add_commands`, so the shared
-``arena/cli.py`` only calls one function. Bad input is one line and exit code 2, as everywhere.
+``arena/cli.py`` only calls one function. Bad input is one line and exit code 2, as everywhere
+(:class:`~arena.cli_base.CliError`, from the layer both CLI modules build on: this module never
+imports ``arena.cli``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.cli_base import CliError, variant_class
+
 
 def _cli_error(message: str) -> Exception:
-    from arena.cli import CliError
-
     return CliError(message)
 
 
@@ -79,14 +81,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_balance(args: argparse.Namespace) -> int:
-    from arena.cli import _variant
     from arena.config import load_config
 
     from .balance import BalanceError, balance, parse_sizes
     from .distributed import ClusterError, RayChunks
     from .progress import RunProgress
 
-    cls = _variant(args.variant)
+    cls = variant_class(args.variant)
     config = load_config(cls, args.config)
     remote = RayChunks(args.ray) if args.ray is not None else None
     try:

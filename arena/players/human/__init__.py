@@ -22,7 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import KINDS, ActionBase, DecisionRequest, FieldSpec, Game, View
-from arena.orchestrator import StopGame
+from arena.players.base import StopGame
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import Entry, completions, field_entries, match, match_many, move_entries, norm, split_words

@@ -19,8 +19,8 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.console import _plain, _private, _public, describe_action
 from arena.engine import DecisionRequest, Event, Game
+from arena.engine.wording import describe_action, plain_action, private_line, public_line
 
 SECRET_KINDS = frozenset(("kill", "check", "heal", "visit"))  # own answers whose effect stays hidden
 NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
@@ -61,14 +61,14 @@ def event_line(event: Event, me: str, day_word: str, *, full: bool = False) -> t
     the seat's own answers are shown only where their effect stays hidden (a shot, a check).
     """
     if event.to is None:
-        return _public(event, day_word)
+        return public_line(event, day_word)
     if event.type == "rejected" and not full:
         return None
     if event.type == "action" and not full:
-        kind = _plain(event.data.get("action")).get("kind")
+        kind = plain_action(event.data.get("action")).get("kind")
         if kind not in SECRET_KINDS or day_word == "Hand":
             return None
-    text = _private(event)
+    text = private_line(event)
     if text is None:
         return None
     who = event.audience.removeprefix("player:")
@@ -196,7 +196,7 @@ def _secret_item(game: Game, event: Event, mckay: bool) -> tuple[str, str] | Non
         return f"Hand {event.day}", f"{looker} looked at card {data.get('position')}: {data.get('card')}"
     night = f"Night {event.day}"
     if event.type in ("action", "forfeit"):
-        action = _plain(data.get("action"))
+        action = plain_action(data.get("action"))
         if action.get("kind") not in SECRET_KINDS or event.actor is None:
             return None
         late = f" (forfeit: {data.get('why')})" if event.type == "forfeit" else ""

@@ -1,0 +1,36 @@
+"""What every piece of the ``arena`` command shares: the one-line error and the variant lookup.
+
+:mod:`arena.cli` (play, replay, report, …) and :mod:`arena.tournament.cli` (tournament,
+leaderboard, balance) both build on this module; neither imports the other's commands, so the
+CLI's pieces import downwards only (``arena.cli`` assembles the parser from both).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from arena.engine import Game
+
+USAGE_ERROR = 2
+
+
+class CliError(Exception):
+    """Bad input: the message is printed as one line and the exit code is 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one line (exit 2) instead of usage + message."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def variant_class(name: str) -> type[Game]:
+    """The variant called ``name``, or a :class:`CliError` listing the known ones."""
+    from arena.variants import get_variant
+
+    try:
+        return get_variant(name)
+    except KeyError as exc:
+        raise CliError(exc.args[0]) from None

@@ -1,0 +1,248 @@
+"""Events in words: the sentences every screen and report shares.
+
+Pure functions of events and actions (no I/O, no terminal): the game printer
+(:mod:`arena.console`), the human's screen (:mod:`arena.players.human`) and the reports
+(:mod:`arena.report`) word the same event the same way. :func:`public_line` words an event
+everyone saw, :func:`private_line` one that only some players (or the moderator) saw, and
+:func:`fate_text` a death ("killed by the mafia on night 1", "executed on day 2").
+
+Each line comes with a style name (``"bold red"``, …) that a terminal may use and a page may
+ignore. Event types without a sentence are still worded, generically, so new variants show up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .actions import ActionBase, dump_action
+from .events import PUBLIC, Event
+
+PLAIN_PUBLIC = {  # type -> sentence about data["player"]
+    "charged": "{} is charged.",
+    "cleared": "{} is cleared; the discussion goes on.",
+    "spared": "{} is spared; the discussion goes on.",
+    "acquitted": "{} is acquitted.",
+}
+SILENT_TYPES = frozenset(("accusation",))  # already shown by the speech that made it
+OWN_ANSWER_KINDS = frozenset(("speak", "verdict", "vote"))  # public anyway, through speech and vote results
+
+
+def names_or_nobody(names: Any) -> str:
+    return ", ".join(map(str, names)) if names else "nobody"
+
+
+def and_list(names: Any) -> str:
+    names = [str(n) for n in names]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def plain_action(action: Any) -> dict[str, Any]:
+    return dump_action(action) if isinstance(action, ActionBase) else dict(action or {})
+
+
+def quoted(text: str) -> str:
+    return f"'{text}'" if text else "(silent)"
+
+
+def claim_text(claim: Any) -> str:
+    data = claim.model_dump(exclude_defaults=True) if hasattr(claim, "model_dump") else dict(claim)
+    parts = []
+    if data.get("role"):
+        parts.append(f"claims {data['role']}")
+    parts += [f"says {name} is {result}" for name, result in data.get("checks", {}).items()]
+    return "; ".join(parts)
+
+
+def _generic(data: Mapping[str, Any]) -> str:
+    return ", ".join(f"{key}={plain_action(v) if isinstance(v, ActionBase) else v}" for key, v in data.items())
+
+
+def describe_action(action: Any) -> str:
+    """``kill → Ann``, ``verdict yes``, ``speak`` — an answer in a few words."""
+    data = plain_action(action)
+    kind = data.pop("kind", "?")
+    data.pop("thought", None)
+    data.pop("speech", None)
+    if "yes" in data:
+        return f"{kind} {'yes' if data.pop('yes') else 'no'}"
+    if not data:
+        return {"kill": "holds fire", "vote": "abstains"}.get(kind, kind)
+    return f"{kind} → " + ", ".join(str(v) if k in ("target", "slot", "first") else f"{k}={v}" for k, v in data.items())
+
+
+def speech_line(event: Event, day_word: str = "Day") -> str:
+    data = event.data
+    kind = data.get("kind", "")
+    who = event.actor or "?"
+    label = f"{day_word} {event.day} — {who}" + ("" if kind in ("", "discussion") else f" ({kind.replace('_', ' ')})")
+    if event.audience != PUBLIC:
+        label = f"{who} ({kind.replace('_', ' ')})" if kind else who
+    notes = []
+    if data.get("accuse"):
+        notes.append(f"accuses {data['accuse']}")
+    if data.get("nominate"):
+        notes.append(f"nominates {data['nominate']}")
+    if data.get("floor"):
+        notes.append(f"hands the floor to {names_or_nobody(data['floor'])}")
+    if data.get("target") is not None and kind == "channel":
+        notes.append(f"points at {data['target']}")
+    if data.get("claim"):
+        notes.append(claim_text(data["claim"]))
+    text = f"{label}: {quoted(str(data.get('text', '')))}"
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def vote_result_line(data: Mapping[str, Any]) -> str:
+    vote = str(data.get("vote", "")).replace("_", " ")
+    on = f" on {data['accused']}" if data.get("accused") else ""
+    if not on and data.get("candidates"):
+        on = f" on {and_list(data['candidates'])}"
+    if "yes" in data:
+        outcome = "passes" if data.get("passed") else "fails"
+        yes, no = data.get("yes", []), data.get("no", [])
+        counts = f"{len(yes)} yes ({names_or_nobody(yes)}), {len(no)} no ({names_or_nobody(no)})"
+        return f"{vote.capitalize()} vote{on}: {counts} — {outcome}."
+    votes = data.get("votes", {})
+    cast = ", ".join(f"{voter}→{target if target is not None else 'abstain'}" for voter, target in votes.items())
+    result = data.get("result")
+    return f"{vote.capitalize()} vote{on}: {cast or 'no votes'} — result: {result if result is not None else 'none'}."
+
+
+def signed(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} {value:+d}" if isinstance(value, int) else f"{name} {value}" for name, value in values.items())
+
+
+MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
+    "handshake": lambda who, d: f"{who} offers a handshake.",
+    "cop_declared": lambda who, d: f"{who} declares cop" + (f" and looks at card {d['position']}." if d.get("position") else "."),
+    "declaration_void": lambda who, d: f"{who}'s declaration is void ({d.get('reason')}).",
+    "peek": lambda who, d: f"{who} looks at card {d.get('position')}.",
+    "card_placed": lambda who, d: (
+        f"{who} " + ("takes the kill card back." if d.get("slot") is None else f"places the kill card on {d['slot']}.")
+    ),
+    "kill": lambda who, d: f"{who} kills {d.get('target')}!",
+    "judge_ruling": lambda who, d: f"{who} rules that {d.get('first')} killed first.",
+    "retracted": lambda who, d: f"{who} takes back the kill on {d.get('target')}.",
+}
+
+
+def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
+    """(line, style) for an event everyone saw, or None to print nothing."""
+    t, data = event.type, event.data
+    if t in SILENT_TYPES:
+        return None
+    if t == "day":
+        return f"── Day {data.get('number', event.day)} ── alive: {names_or_nobody(data.get('alive'))}", "bold"
+    if t == "night":
+        return f"── Night {data.get('number', event.day)} ──", "bold blue"
+    if t == "morning":
+        killed = list(data.get("killed") or [])
+        deaths = f"{names_or_nobody(killed)} {'was' if len(killed) < 2 else 'were'} killed"
+        extras = "".join(
+            f"; {key}: {names_or_nobody(value) if isinstance(value, (list, tuple)) or value is None else value}"
+            for key, value in data.items()
+            if key not in ("number", "killed")
+        )
+        return f"Morning of day {data.get('number', '')}: {deaths}{extras}.", "bold"
+    if t == "speech":
+        return speech_line(event, day_word), ""
+    if t == "hand":
+        return f"── Hand {data.get('number')} of {data.get('of')} ── {data.get('beats')} beats", "bold"
+    if t == "round":
+        return f"── Round {data.get('number')} ── alive: {names_or_nobody(data.get('alive'))}", "bold"
+    if t == "hand_over":
+        cards = ", ".join(f"{n} {r}" for n, r in data.get("roles", {}).items())
+        return (
+            f"Hand {data.get('number')} over ({data.get('reason')}): cards {cards}; "
+            f"points {signed(data.get('points', {}))}; scores {signed(data.get('scores', {}))}."
+        ), "bold green"
+    if t in MCKAY_LINES:
+        return MCKAY_LINES[t](event.actor, data), "yellow"
+    if t == "vote_result":
+        return vote_result_line(data), "cyan"
+    if t == "death":
+        card = f" — was {data['role']}" if data.get("role") else ""
+        return f"† {data.get('player')} dies ({data.get('cause')}){card}.", "bold red"
+    if t == "lot":
+        why = f" ({data['why']})" if data.get("why") else ""
+        return f"The lot falls on {data.get('player')}{why}.", "yellow"
+    if t == "trial":
+        return f"Trial of {data.get('player')} ({data.get('accusations')} accusations).", "yellow"
+    if t == "runoff":
+        return f"Runoff between {and_list(data.get('candidates', []))}.", "yellow"
+    if t in PLAIN_PUBLIC:
+        return PLAIN_PUBLIC[t].format(data.get("player")), "yellow"
+    if t == "game_over":
+        winner = data.get("winner")
+        won = "a draw" if winner in (None, "draw") else f"{winner} wins"
+        return f"Game over: {won} ({data.get('reason')}).", "bold green"
+    return fallback_line(event), ""
+
+
+def fallback_line(event: Event) -> str:
+    """``type: actor: key=value, …`` for events this printer has no sentence for."""
+    parts = [p for p in (event.actor, _generic(event.data)) if p]
+    return ": ".join([event.type, *parts])
+
+
+def private_line(event: Event) -> str | None:
+    """The line for an event only some players (or the moderator) saw, or None."""
+    t, data = event.type, event.data
+    who = event.audience.removeprefix("player:")
+    if t == "role":
+        return f"[{who}] card: {data.get('role')} ({data.get('team')})"
+    if t == "team":
+        return f"[{who}] members: {names_or_nobody(data.get('members'))}"
+    if t == "check_result":
+        return f"[{who}] check: {data.get('target')} is {data.get('result')}"
+    if t == "speech":
+        return f"[{who}] {speech_line(event)}"
+    if t in ("action", "forfeit", "rejected"):
+        action = data.get("action")
+        thought = plain_action(action).get("thought") if action is not None else None
+        if t == "action":
+            if plain_action(action).get("kind") in OWN_ANSWER_KINDS and not thought:
+                return None
+            line = f"[{who}] {describe_action(action)}"
+        elif t == "forfeit":
+            line = f"[{who}] forfeits ({data.get('why')}): {describe_action(action)}"
+        else:
+            answer = describe_action(action) if action is not None else f"raw {data.get('raw')!r}"
+            line = f"[{who}] rejected {answer}: {data.get('reason')}"
+        return line + (f" — thinks: {quoted(thought)}" if thought else "")
+    if t == "cop_look":
+        return f"[{who}] looks at card {data.get('position')}: {data.get('card')}"
+    if t == "shots":
+        shots = ", ".join(f"{m}→{target or 'holds fire'}" for m, target in data.get("shots", {}).items())
+        return f"[{who}] shots: {shots}; victim: {data.get('victim') or 'nobody'}"
+    return f"[{who}] {fallback_line(event)}"
+
+
+# ---- deaths ---------------------------------------------------------------------------------------
+#: phases in which a death is a night's (the variants' night steps and their dawns)
+NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
+#: a death's cause (``Death.cause``, the truth) -> what happened, in words
+DEATH_VERBS = {
+    "execution": "executed",
+    "vote": "voted out",
+    "lot": "executed by lot",
+    "arrest": "arrested",
+    "mafia": "killed by the mafia",
+    "maniac": "killed by the maniac",
+    "mistress": "died with the mistress",
+    "night": "killed",
+    "kill": "killed",
+    "simultaneous": "killed in a simultaneous kill",
+}
+
+
+def fate_text(cause: str, day: int, phase: str) -> str:
+    """A death in the variant's own numbering: "killed by the mafia on night 1", "executed on day 2".
+
+    ``day`` is the death's ``game.day`` and ``phase`` the phase it happened in (the ``death``
+    event's): night N is the night numbered N by the variant (classic: after day N, its first
+    night is 0; cove: before day N), so the words match the game's "Night N" headings.
+    """
+    verb = DEATH_VERBS.get(cause, f"died ({cause.replace('_', ' ')})")
+    return f"{verb} on {'night' if phase in NIGHT_PHASES else 'day'} {day}"
