@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import importlib.util
 import logging
 import os
@@ -332,8 +333,19 @@ def play_game(config: TournamentConfig, spec: GameSpec, transcript: str, permits
             t.cancel()
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_default_executor())  # the bot games' thread: the worker lives on
         loop.close()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _models_of(spec: GameSpec) -> list[ModelEntry]:
+    """The models a game seats, whatever fields the design gives them (two sides, a third party, …)."""
+    found: list[ModelEntry] = []
+    for item in dataclasses.fields(spec):
+        value = getattr(spec, item.name)
+        values = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
+        found.extend(v for v in values if isinstance(v, ModelEntry))
+    return found
 
 
 def play_game_whole(config: TournamentConfig, spec: GameSpec, transcript: str, permits: Any, holder: str) -> list[Any]:
@@ -405,7 +417,7 @@ class RayExecutor:
             return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
         started(utc_now().isoformat(timespec="seconds"))
         holder = uuid.uuid4().hex
-        cpus = max(self._cpus.get(spec.first.name, 1.0), self._cpus.get(spec.second.name, 1.0))
+        cpus = max((self._cpus.get(m.name, 1.0) for m in _models_of(spec)), default=1.0)
         outcome: GameOutcome | None = None
         try:
             with path.open("a", encoding="utf-8") as out:
