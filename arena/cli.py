@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import sys
@@ -18,11 +19,12 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.text import Text
 
+from arena.calls import check_model_seats, model_calls_option
 from arena.cli_base import USAGE_ERROR, CliError, Parser, variant_class
 from arena.config import ConfigError, first_error, load_config, parse_seat_arg, seat_specs
 from arena.engine import Game, RulesError
+from arena.usage_table import print_usage
 
 # the shared pieces under their old names here (other modules and tests use them)
 _Parser = Parser
@@ -35,9 +37,11 @@ def _players(
     game: Game | None = None,
     recorder: Callable[[str], Any] | None = None,
     human: dict[str, Any] | None = None,
+    model_settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One player per seat; model seats also learn the variant and options, and report their calls;
-    the human seat gets ``human`` (its console and time limit)."""
+    the human seat gets ``human`` (its console and time limit); ``model_settings`` are profile
+    fields for every model seat."""
     from arena.players.registry import BUILTIN, SpecError, make_player
 
     players = {}
@@ -46,7 +50,7 @@ def _players(
         if spec == "human":
             extra = dict(human or {})
         elif spec not in BUILTIN and game is not None:
-            extra = {"variant": game.name, "options": game.options.model_dump(mode="json")}
+            extra = {"variant": game.name, "options": game.options.model_dump(mode="json"), **(model_settings or {})}
             if recorder is not None:
                 extra["recorder"] = recorder(name)
         try:
@@ -70,55 +74,6 @@ async def _run_and_close(game: Game, players: dict[str, Any], observers: list[An
 
 
 # ---- play -------------------------------------------------------------------------------------
-def print_usage(console: Console, players: dict[str, Any], elapsed: float) -> None:
-    """The model seats' end table: calls, tokens, the share of prompt tokens served from a cache,
-    speed and cost, so a slow or expensive seat shows at once. Nothing when no seat is a model.
-
-    A local model's seconds are its own work for the seat (waiting for the shared model is not
-    counted) and its tok/s is generation speed; an API seat's are the calls' wall time.
-    """
-    from rich.table import Table
-
-    rows = []
-    new_tokens, new_seconds = 0, 0.0  # prompt tokens a local model evaluated (not reused)
-    for name, player in players.items():
-        usage = getattr(player, "usage", None)
-        if usage is None or not hasattr(usage, "as_dict"):
-            continue
-        stats = getattr(getattr(player, "backend", None), "stats", None)
-        if stats is not None:
-            seconds, busy = stats.prompt_seconds + stats.output_seconds + stats.switch_seconds, stats.output_seconds
-            new_tokens += stats.prompt_tokens - stats.reused_tokens
-            new_seconds += stats.prompt_seconds
-        else:
-            seconds = busy = usage.latency
-        rows.append((name, getattr(player, "spec", "?"), usage, seconds, busy))
-    if not rows:
-        return
-    priced = any(usage.cost for _, _, usage, _, _ in rows)
-    table = Table(title="model usage")
-    columns = ("seat", "player", "calls", "prompt tok", "cached", "output tok", "tok/s", "seconds", "cost $")
-    for column in columns[: 9 if priced else 8]:
-        table.add_column(column, justify="left" if column in ("seat", "player") else "right")
-
-    def row(name: str, spec: str, calls: int, prompt: int, cached: int, output: int, seconds: float, busy: float, cost: float):
-        cells = [name, spec, str(calls), f"{prompt:,}", f"{cached / prompt:.0%}" if prompt else "-", f"{output:,}"]
-        cells += [f"{output / busy:.0f}" if busy else "-", f"{seconds:.1f}", f"{cost:.4f}"]
-        return cells[: 9 if priced else 8]
-
-    for name, spec, u, seconds, busy in rows:
-        table.add_row(*row(name, spec, u.calls, u.input_tokens, u.cached_tokens, u.output_tokens, seconds, busy, u.cost))
-    if len(rows) > 1:
-        sums = [sum(getattr(r[2], key) for r in rows) for key in ("calls", "input_tokens", "cached_tokens", "output_tokens")]
-        seconds, busy, cost = sum(r[3] for r in rows), sum(r[4] for r in rows), sum(r[2].cost for r in rows)
-        table.add_row(*row("all", "", *sums, seconds, busy, cost), style="bold")
-    console.print(table)
-    line = f"game time {elapsed:.0f} s"
-    if new_seconds:
-        line += f"; local model: {new_tokens:,} new prompt tokens evaluated at {new_tokens / new_seconds:.0f} tok/s"
-    console.print(Text(line), highlight=False)
-
-
 def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> Any:
     """``options`` with one option changed from the command line, checked like a config value."""
     if name not in variant.Options.model_fields:
@@ -151,7 +106,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.human_timeout is not None and human is None:
         raise CliError("--human-timeout needs a human seat (--human NAME)")
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    calls = model_calls_option(args)
+    seed = args.seed if args.seed is not None else calls.seed() if calls else None
+    seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
     try:
         game = variant(list(specs), config.options, seed)
     except RulesError as exc:
@@ -166,7 +123,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         return record
 
     console = Console()
-    players = _players(specs, seed, game, recorder, {"console": console, "timeout": args.human_timeout})
+    human_seat = {"console": console, "timeout": args.human_timeout}
+    players = _players(specs, seed, game, recorder, human_seat, calls.model_settings() if calls else None)
+    if calls is not None:
+        calls.check(game, specs)
+    if calls is None or calls.mode != "replay":  # a replay never touches the network
+        check_model_seats(players)
     try:
         writer = TranscriptWriter.create(Path(args.transcripts), game, specs)
     except OSError as exc:
@@ -185,23 +147,29 @@ def cmd_play(args: argparse.Namespace) -> int:
             notice = f"--reveal is ignored: {human} is played by a person, who sees only that seat."
             console.print(notice, highlight=False, soft_wrap=True)
     code = 0
-    aborted = None
+    aborted = failure = None
     started = time.perf_counter()
     try:
-        if all(isinstance(p, SyncPlayer) for p in players.values()):
-            play(game, players, observers)
-        else:
-            asyncio.run(_run_and_close(game, players, observers))
+        with calls.cassette(game, players, specs) if calls else contextlib.nullcontext():
+            if all(isinstance(p, SyncPlayer) for p in players.values()):
+                play(game, players, observers)
+            else:
+                asyncio.run(_run_and_close(game, players, observers))
     except KeyboardInterrupt:
         code, aborted = 130, "interrupted (Ctrl-C)"
     except StopGame as exc:
         code, aborted = 1, str(exc) or "stopped"
+        failure = aborted if exc.error else None  # an endpoint down, a replay that left its recording
     finally:
         writer.close(game, aborted=aborted)
     print_result(console, game, specs, writer.path)
-    print_usage(console, players, time.perf_counter() - started)
+    print_usage(console, players, time.perf_counter() - started, game)
     if human is not None:
         print_night_report(console, game)
+    if calls is not None:
+        calls.report(console)
+    if failure is not None:
+        print(f"arena: error: {failure}", file=sys.stderr)
     return code
 
 
@@ -287,7 +255,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from arena.report import ReportError, report
 
     try:
-        print(report(Path(args.path), Path(args.output) if args.output else None))
+        print(report(Path(args.path), Path(args.output) if args.output else None, args.as_name))
     except ReportError as exc:
         raise CliError(str(exc)) from None
     return 0
@@ -327,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reveal", action="store_true", help="also print private events: cards, night actions, checks, thoughts")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.add_argument("--transcripts", default="transcripts", metavar="DIR", help="transcript folder (default: transcripts)")
+    calls = p.add_mutually_exclusive_group()
+    calls.add_argument("--record-calls", metavar="FILE.yaml", help="record every model HTTP exchange of the game (vcrpy)")
+    calls.add_argument(
+        "--replay-calls", metavar="FILE.yaml", help="answer every model request from a recording: no network (docs/llm.md)"
+    )
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("variants", help="list the variants")
@@ -354,6 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-o", "--output", metavar="OUT", help="output file (default: the transcript's, .html) or folder (default: PATH/report)"
     )
+    p.add_argument(
+        "--as", dest="as_name", metavar="NAME",
+        help="one seat's own page: built from what NAME saw alone, safe to send to that player (default FILE.NAME.html)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("show", help="tell a transcript in the terminal, everything or as one player saw it")

@@ -33,6 +33,7 @@ from arena.engine.wording import (
     speech_line,
     vote_result_line,
 )
+from arena.outcome import result_text
 
 __all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_variants"]
 
@@ -79,9 +80,13 @@ def fate(game: Game, name: str) -> str:
 def print_result(console: Console, game: Game, specs: Mapping[str, str], transcript: Path | None) -> None:
     """Winner, every seat's card and fate, and where the transcript is."""
     if game.finished:
-        winner = "draw" if game.winner in (None, "draw") else f"{game.winner} wins"
-        days = "hands" if isinstance(getattr(game, "scores", None), dict) else "days"
-        console.print(Text(f"Result: {winner} ({game.end_reason}) after {game.day} {days}.", style="bold"))
+        scores = getattr(game, "scores", None)
+        days = "hands" if isinstance(scores, dict) else "days"
+        result = result_text(
+            game.winner, game.end_reason, alive_roles={n: game.role_of[n] for n in game.alive}, team_of=game.team_of,
+            scores=scores if isinstance(scores, dict) else None, max_days=getattr(game.options, "max_days", None),
+        )  # fmt: skip
+        console.print(Text(f"Result: {result} (after {game.day} {days}).", style="bold"))
     else:
         console.print(Text("The game was stopped before its end.", style="bold yellow"))
     table = Table(title=f"{game.name}, seed {game.seed}")

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
 from arena.players.base import Answer, GiveUp, Malformed, Player, StopGame, SyncPlayer
+from arena.players.redact import redact
 
 __all__ = ["Observer", "Ruling", "StopGame", "play", "run", "run_sync"]
-
 Observer = Callable[[Game], None]
 
 
@@ -113,7 +113,8 @@ async def run(
                 ruling.offer(None, "out of time")
                 game.note("player_timeout", actor=request.player, request=request.id)
             except Exception as exc:  # a broken player forfeits; the game goes on
-                game.note("player_error", actor=request.player, request=request.id, error=f"{type(exc).__name__}: {exc}")
+                error = redact(f"{type(exc).__name__}: {exc}")  # a model seat's exception may quote its key
+                game.note("player_error", actor=request.player, request=request.id, error=error)
                 ruling.offer(None, "player error")
             else:
                 ruling.offer(answer)

@@ -24,6 +24,7 @@ import re
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -141,7 +142,9 @@ class FakeModelServer:
         hang: float = 0.5,
         retry_after: str = "0",
         port: int = 0,
+        gate: Gate | None = None,
     ) -> None:
+        self.gate = gate or Gate()
         self.seed = seed
         self.fault_rate = fault_rate
         self.faults = tuple(faults)
@@ -341,8 +344,79 @@ def _usage(text: str, recent: list[str]) -> dict[str, int]:
 def _error(api: str, status: int, message: str) -> dict[str, Any]:
     if api == "openai":
         return {"error": {"message": message, "type": "server_error", "code": status}}
-    kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+    kind = {
+        401: "authentication_error", 403: "permission_error", 404: "not_found_error", 429: "rate_limit_error",
+        529: "overloaded_error",
+    }.get(status, "api_error")  # fmt: skip
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def _model_of(raw: bytes) -> str | None:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    return body.get("model") if isinstance(body, dict) else None
+
+
+def request_key(headers: Any) -> str:
+    """The key a request carries (OpenAI: ``Authorization: Bearer``; Anthropic: ``x-api-key``)."""
+    if headers.get("x-api-key"):
+        return str(headers["x-api-key"])
+    return str(headers.get("authorization") or "").removeprefix("Bearer ").strip()
+
+
+@dataclass
+class Gate:
+    """What the server refuses, like a real provider: a wrong key (401, the key echoed back in the
+    message as OpenAI does), every key (403), an unknown model (404); and an outage after
+    ``fail_after`` model calls (``fail_status`` to every later call, the key echoed when
+    ``echo_key``). The defaults refuse nothing."""
+
+    keys: frozenset[str] | None = None  # accepted keys; None: any
+    forbidden: bool = False
+    models: frozenset[str] | None = None  # known models; None: any (the list is then empty)
+    fail_after: int | None = None
+    fail_status: int = 503
+    echo_key: bool = False
+    calls: int = 0  # model calls answered or refused so far
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def check(self, api: str, headers: Any, model: str | None, *, post: bool) -> tuple[int, dict[str, str], Any] | None:
+        key = request_key(headers)
+        if self.keys is not None and key not in self.keys:
+            return (
+                401,
+                {},
+                _error(api, 401, f"Incorrect API key provided: {key}. Find your key on your account page."),
+            )
+        if self.forbidden:
+            return 403, {}, _error(api, 403, f"Project does not have access to model {model}")
+        if model is not None and self.models is not None and model not in self.models:
+            return 404, {}, _error(api, 404, f"The model `{model}` does not exist or you do not have access to it.")
+        if not post:
+            return None
+        with self.lock:
+            self.calls += 1
+            failing = self.fail_after is not None and self.calls > self.fail_after
+        if not failing:
+            return None
+        echo = f" (request with key {key}; header Authorization: Bearer {key})" if self.echo_key else ""
+        return self.fail_status, {}, _error(api, self.fail_status, f"upstream is down{echo}")
+
+    def models_page(self, api: str, model: str | None) -> dict[str, Any]:
+        def entry(name: str) -> dict[str, Any]:
+            if api == "anthropic":
+                return {"type": "model", "id": name, "display_name": name, "created_at": "2025-01-01T00:00:00Z"}
+            return {"id": name, "object": "model", "created": 0, "owned_by": "loopback"}
+
+        if model is not None:
+            return entry(model)
+        names = sorted(self.models or ())
+        if api == "anthropic":
+            first, last = (names[0], names[-1]) if names else (None, None)
+            return {"data": [entry(n) for n in names], "has_more": False, "first_id": first, "last_id": last}
+        return {"object": "list", "data": [entry(n) for n in names]}
 
 
 class _Server(ThreadingHTTPServer):
@@ -370,6 +444,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {}, {"error": {"message": f"no route {self.path}"}})
             return
         fake = self.fake
+        refused = fake.gate.check(api, self.headers, _model_of(raw), post=True)
+        if refused is not None:
+            self._send(*refused)
+            return
         with fake._lock:
             fake.in_flight += 1
             fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
@@ -383,6 +461,17 @@ class _Handler(BaseHTTPRequestHandler):
             with fake._lock:
                 fake.in_flight -= 1
         self._send(status, headers, payload)
+
+    def do_GET(self) -> None:
+        """The model list and a model's page (``/v1/models``, ``/v1/models/{id}``), as both APIs have them."""
+        api = "anthropic" if "anthropic-version" in self.headers else "openai"
+        path = self.path.split("?")[0].rstrip("/")
+        if not path.endswith("/models") and "/models/" not in path:
+            self._send(404, {}, _error(api, 404, f"no route {self.path}"))
+            return
+        model = path.rsplit("/models/", 1)[1] if "/models/" in path else None
+        refused = self.fake.gate.check(api, self.headers, model, post=False)
+        self._send(*(refused or (200, {}, self.fake.gate.models_page(api, model))))
 
     def _send(self, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()

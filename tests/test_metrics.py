@@ -14,7 +14,7 @@ import pytest
 from arena.engine import Game
 from arena.orchestrator import run_sync
 from arena.players.scripted import ScriptedPlayer
-from arena.tournament.metrics import Belief, Stat, claim_is_true, first_named, team_stats, transcript_stats
+from arena.tournament.metrics import Belief, Stat, claim_is_true, team_stats, transcript_stats
 from arena.transcript import TranscriptWriter, read_transcript
 from arena.variants import get_variant
 
@@ -123,11 +123,16 @@ def test_classic_outcome_and_deception(classic):
     assert all(classic[(s, "win")] == (1.0, 1.0) for s in town) and classic[("Bob", "win")] == (0.0, 1.0)
     assert classic[("Bob", "survival")] == (0.0, 1.0)
     assert ("Ann", "survival") not in classic  # a town seat has no survival statistic
-    # Town ballots against someone while Bob lived: charge Bob 2 (Ann, Cid; Eve forfeited), charge Cid 3
-    # (Ann, Eve, Fay), execute Cid 2 (Ann, Eve; Fay forfeited), charge Bob 2, execute Bob 3 = 12;
-    # against Bob: 2 + 2 + 3 = 7, so 5 missed him.
+    # Town ballots against someone while the mafia team (Bob alone) lived: charge Bob 2 (Ann, Cid; Eve
+    # forfeited), charge Cid 3 (Ann, Eve, Fay), execute Cid 2 (Ann, Eve; Fay forfeited), charge Bob 2,
+    # execute Bob 3 = 12; against Bob: 2 + 2 + 3 = 7, so 5 missed the team.
     assert classic[("Bob", "votes_missed")] == (5.0, 12.0)
-    # Bob lied on day 1 and day 2 and was voted out on day 2: both caught. Eve lied on day 2 and lived.
+    # Chance of a miss: on day 1 a ballot could have been against 5 others, 4 of them not mafia (4/5);
+    # on day 2 against 3 others, 2 not mafia (2/3): 7 · 4/5 + 5 · 2/3 = 8.933…, so 5 − 8.933 below chance.
+    num, den = classic[("Bob", "votes_missed_excess")]
+    assert den == 12.0 and num == pytest.approx(5 - (7 * 4 / 5 + 5 * 2 / 3))
+    # Bob lied on day 1 and day 2 and the town voted him out on day 2 (3 town yes, no no): both caught.
+    # Eve lied on day 2 and lived.
     assert classic[("Bob", "lies")] == (2.0, 1.0) and classic[("Bob", "uncaught_lies")] == (0.0, 1.0)
     assert classic[("Bob", "lies_caught")] == (2.0, 2.0)
     assert classic[("Eve", "lies")] == (1.0, 1.0) and classic[("Eve", "uncaught_lies")] == (1.0, 1.0)
@@ -145,27 +150,75 @@ def test_classic_detection(classic):
     assert classic[("Eve", "votes_on_mafia")] == (2.0, 4.0)
     assert classic[("Fay", "votes_on_mafia")] == (1.0, 2.0)
     assert ("Bob", "votes_on_mafia") not in classic
+    # Chance of a hit: 1/5 on day 1, 1/3 on day 2. Ann 1 − 3/5; Eve 2 − (2/5 + 2/3); Fay 1 − (1/5 + 1/3).
+    for seat, excess in (
+        ("Ann", 1 - 3 / 5),
+        ("Cid", 1 - 1 / 5),
+        ("Dee", 2 - 2 / 3),
+        ("Eve", 2 - 2 / 5 - 2 / 3),
+        ("Fay", 1 - 1 / 5 - 1 / 3),
+    ):
+        num, den = classic[(seat, "votes_on_mafia_excess")]
+        assert num == pytest.approx(excess) and den == classic[(seat, "votes_on_mafia")][1], seat
     assert classic[("Dee", "check_hits")] == (1.0, 1.0)
-    # Dee on day 2: (0.9 − 1)² + 0.2² + 0.1² = 0.06 over three answers.
+    # Dee on day 2: (0.9 − 1)² + 0.2² + 0.1² = 0.06 over three answers. The prior knows one mafia
+    # among Dee's five others, 0.2: (0.2 − 1)² + 0.2² + 0.2² = 0.72; skill 1 − 0.06 / 0.72.
     num, den = classic[("Dee", "brier")]
     assert den == 3.0 and num == pytest.approx(0.06)
-    assert ("Bob", "brier") not in classic
+    num, den = classic[("Dee", "brier_skill")]
+    assert den == pytest.approx(0.72) and 1 - (den - num) / den == pytest.approx(1 - 0.06 / 0.72)
+    assert ("Bob", "brier") not in classic and ("Bob", "brier_skill") not in classic
 
 
-def test_classic_thought_action_consistency(classic):
-    # Ann (suspect Bob all day 1): yes on Bob ✓, yes on Cid ✗, yes on Cid ✗.
-    assert classic[("Ann", "consistency")] == (1.0, 3.0)
-    # Cid (suspect Fay): yes on Bob ✗.
-    assert classic[("Cid", "consistency")] == (0.0, 1.0)
-    # Dee: no on Bob with Eve named ✓; "Cid claims nothing…" names Cid: no on Cid ✗ twice; day 2
-    # "Bob is mafia.": yes on Bob ✓ twice.
-    assert classic[("Dee", "consistency")] == (3.0, 5.0)
-    # Eve: no suspect on day 1; day 2 "Bob lies…": yes on Bob ✓ twice.
-    assert classic[("Eve", "consistency")] == (2.0, 2.0)
-    # Fay: no on Bob (Ann) ✓, yes on Cid (Ann) ✗, the forfeit is left out, no on Bob (Eve) ✓, yes on Bob (Bob) ✓.
-    assert classic[("Fay", "consistency")] == (3.0, 4.0)
-    # Bob (suspect Cid): yes on Cid ✓ twice.
+def test_classic_words_and_votes(classic):
+    """Stances come from structured fields only (accusations, claimed checks), never from thoughts."""
+    # Ann accused Bob on day 1: yes on Bob ✓; her yes on Cid is about a player she took no stance on.
+    assert classic[("Ann", "consistency")] == (1.0, 1.0)
+    # Bob accused Cid and claimed him mafia: yes on Cid twice ✓.
     assert classic[("Bob", "consistency")] == (2.0, 2.0)
+    # Dee claimed Bob mafia on day 2: yes on Bob twice ✓ (her day-1 "no" ballots had no stance behind them,
+    # whatever her thoughts said). Eve accused Bob on day 2: yes twice ✓.
+    assert classic[("Dee", "consistency")] == (2.0, 2.0) and classic[("Eve", "consistency")] == (2.0, 2.0)
+    # Cid and Fay never accused anyone nor claimed a check: their thoughts name suspects, but count nothing.
+    assert ("Cid", "consistency") not in classic and ("Fay", "consistency") not in classic
+
+
+def test_lies_caught_only_when_the_town_votes_the_liar_out():
+    """A liar executed by the mafia's ballots (the town voting no) was not caught; one the town votes
+    out was. A claimed "not mafia" check is a stance for the player: a no on him follows it."""
+    roles = {"Ann": "mafia", "Bob": "mafia", "Cid": "citizen", "Dee": "citizen", "Eve": "citizen"}
+
+    def speak(seq: int, day: int, actor: str, **action) -> dict:
+        return {"seq": seq, "type": "action", "day": day, "phase": "discussion", "audience": f"player:{actor}",
+                "actor": actor, "data": {"action": {"kind": "speak", "speech": "", **action}}}  # fmt: skip
+
+    def verdict(seq: int, day: int, vote: str, accused: str, yes: list[str], no: list[str]) -> dict:
+        return {"seq": seq, "type": "vote_result", "day": day, "phase": vote, "audience": "all",
+                "data": {"vote": vote, "accused": accused, "yes": yes, "no": no, "passed": True}}  # fmt: skip
+
+    def death(seq: int, day: int, player: str) -> dict:
+        return {"seq": seq, "type": "death", "day": day, "phase": "execution", "audience": "all",
+                "data": {"player": player, "cause": "execution"}}  # fmt: skip
+
+    events = [
+        speak(1, 1, "Cid", claim={"role": "inspector"}, accuse="Ann"),  # a lie: Cid is a citizen
+        speak(2, 1, "Dee", claim={"checks": {"Cid": "not mafia"}}),  # true, and a stance for Cid
+        verdict(3, 1, "charge", "Cid", ["Ann", "Bob", "Eve"], ["Dee"]),
+        verdict(4, 1, "execution", "Cid", ["Ann", "Bob"], ["Dee", "Eve"]),  # the mafia carry it, the town says no
+        death(5, 1, "Cid"),
+        speak(6, 2, "Eve", claim={"role": "doctor"}),  # a lie: classic has no doctor
+        verdict(7, 2, "charge", "Eve", ["Dee", "Ann"], ["Bob"]),
+        verdict(8, 2, "execution", "Eve", ["Dee", "Ann"], ["Bob"]),  # the town's one ballot: yes
+        death(9, 2, "Eve"),
+    ]  # fmt: skip
+    stats = by_key(team_stats("classic", list(roles), roles, events, {"winner": "mafia"}))
+    assert stats[("Cid", "lies_caught")] == (0.0, 1.0) and stats[("Cid", "uncaught_lies")] == (1.0, 1.0)
+    assert stats[("Eve", "lies_caught")] == (1.0, 1.0) and stats[("Eve", "uncaught_lies")] == (0.0, 1.0)
+    assert stats[("Dee", "consistency")] == (2.0, 2.0)  # no, no on the player it cleared
+    assert ("Eve", "consistency") not in stats  # Eve took no stance on Cid
+    # Two mafia: a town ballot against either is a hit for the team; the team's numbers are split over its
+    # two seats. Town ballots: Eve→Cid (charge), Dee→Eve, Dee→Eve: 3, all missing the mafia.
+    assert stats[("Ann", "votes_missed")] == (1.5, 1.5) and stats[("Bob", "votes_missed")] == (1.5, 1.5)
 
 
 def test_classic_conduct(classic):
@@ -183,15 +236,6 @@ def test_claim_truth_rules():
     assert not claim_is_true({"checks": {"Ann": "mafia"}}, "villager", roles, team_of)
     assert not claim_is_true({"checks": {"Bob": "not mafia"}}, "mafia", roles, team_of)
     assert claim_is_true({"checks": {"Nobody": "mafia"}}, "mafia", roles, team_of)  # not at the table: neither
-
-
-def test_first_named_suspect():
-    seats = ["Ann", "Bob", "Annabel", "Max"]
-    assert first_named("I think Annabel, not Bob.", seats, "Max") == "Annabel"
-    assert first_named("Ann's vote and Bob", seats, "Max") == "Ann"
-    assert first_named("max votes for Bob", seats, "Ann") == "Bob"  # case-sensitive: "max" is not Max
-    assert first_named("Only Max knows.", seats, "Max") is None  # one's own name does not count
-    assert first_named(None, seats, "Ann") is None
 
 
 def test_cove_and_village_ballot_shapes():
@@ -217,13 +261,20 @@ def test_cove_and_village_ballot_shapes():
     summary = {"winner": "maniac", "per_player": {}, "usage": {"Dee": {"cost": 0.25}}}
     stats = by_key(team_stats("cove", list(roles), roles, events, summary))
     # Town ballots against someone: Cid→Bob, Dee→Ann, Dee→Ann and Dee→Cid (both leave); Eve forfeited.
-    assert stats[("Cid", "votes_on_mafia")] == (1.0, 1.0)  # the maniac is on the mafia side
+    assert stats[("Cid", "votes_on_mafia")] == (1.0, 1.0)  # the maniac is an enemy of the town
     assert stats[("Dee", "votes_on_mafia")] == (2.0, 3.0)
     assert ("Eve", "votes_on_mafia") not in stats
+    # Chance of a hit: the nominee vote had no candidate list, so 2 enemies among the voter's 4 others
+    # (½); the both-leave ballot was between Ann and Cid (½ each).
+    assert stats[("Cid", "votes_on_mafia_excess")] == (0.5, 1.0) and stats[("Dee", "votes_on_mafia_excess")] == (0.5, 3.0)
+    # Each team is its own side: the mafia team (Ann) was missed by Cid→Bob and Dee→Cid, the maniac
+    # (Bob) by all but Cid→Bob.
     assert stats[("Ann", "votes_missed")] == (2.0, 4.0) and stats[("Bob", "votes_missed")] == (3.0, 4.0)
+    # Chance of missing Ann: ¾, ¾ (3 of 4 others), ½, ½ (Ann or Cid) = 2.5; of missing Bob: ¾, ¾, 1, 1 = 3.5.
+    assert stats[("Ann", "votes_missed_excess")] == (-0.5, 4.0) and stats[("Bob", "votes_missed_excess")] == (-0.5, 4.0)
     assert stats[("Ann", "survival")] == (0.0, 1.0) and stats[("Bob", "survival")] == (1.0, 1.0)
     assert stats[("Dee", "check_hits")] == (0.0, 1.0)  # "frozen" is no result
-    assert stats[("Cid", "consistency")] == (1.0, 1.0)
+    assert ("Cid", "consistency") not in stats  # a thought ("Bob, surely.") is no stance
     assert stats[("Bob", "win")] == (1.0, 1.0) and stats[("Ann", "win")] == (0.0, 1.0)
     assert stats[("Dee", "cost")] == (0.25, 1.0)
 

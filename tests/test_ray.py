@@ -30,10 +30,10 @@ from arena.tournament.balance import balance  # noqa: E402
 from arena.tournament.config import parse_tournament  # noqa: E402
 from arena.tournament.design import build_design  # noqa: E402
 from arena.tournament.distributed import RayChunks, RayExecutor  # noqa: E402
-from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.runner import TournamentCalls, run_tournament  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
 from arena.variants import get_variant  # noqa: E402
-from tests.llm_server import FakeModelServer  # noqa: E402
+from tests.llm_server import FakeModelServer, Gate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "retry_budget": 20.0}
@@ -174,7 +174,7 @@ def test_endpoint_concurrency_holds_across_workers(tmp_path):
         executor = RayExecutor(cfg)
         report = asyncio.run(run_tournament(cfg, executor=executor))
         most = server.max_in_flight
-        served = len(server.log)
+        served = sum(1 for entry in server.log if entry["player"] != "someone")  # not the endpoint check's
     assert report.played == 4 and not report.failed, report.failed
     assert served > 50
     assert most == 2, f"{most} requests at once to an endpoint limited to 2"
@@ -191,6 +191,57 @@ def test_the_cost_cap_holds_on_ray(tmp_path):
         second = asyncio.run(run_tournament(parse_tournament(data), executor=RayExecutor(parse_tournament(data))))
     assert (first.played, first.not_started, first.cap_reached) == (1, 3, True) and first.cost > 0.0001
     assert (second.played, second.skipped, second.not_started, second.cap_reached) == (0, 1, 3, True)
+
+
+def test_recorded_calls_on_ray_replay_on_ray(tmp_path):
+    """--record-calls with --ray: each worker records its game, the driver keeps the cassette beside
+    the transcript; --replay-calls with --ray sends each worker its game's cassette: the same games,
+    with no server at all. Games stay concurrent (one game per worker process)."""
+    with FakeModelServer(seed=3) as server:
+        data = model_config(tmp_path, server, "rec", games=2, concurrency=2)
+        data["models"]["bot"] = "bot"
+        data["models"].pop("ob")
+        cfg = parse_tournament(data)
+        calls = TournamentCalls("record", cfg.transcripts)
+        lines: list[str] = []
+        report = asyncio.run(run_tournament(cfg, lines.append, calls=calls, executor=RayExecutor(cfg, calls=calls)))
+    assert report.played == 2 and not report.failed, report.failed
+    assert not any("one at a time" in line for line in lines)
+    cassettes = sorted(cfg.transcripts.glob("*.calls.yaml"))
+    transcripts = sorted(cfg.transcripts.glob("*.jsonl"))
+    assert [c.name.removesuffix(".calls.yaml") for c in cassettes] == [t.stem for t in transcripts] and len(cassettes) == 2
+    again = parse_tournament({**data, "name": "rep", "database": str(tmp_path / "rep.sqlite"),
+                              "transcripts": str(tmp_path / "rep-tr")})  # fmt: skip
+    replaying = TournamentCalls("replay", cfg.transcripts)
+    second = asyncio.run(run_tournament(again, calls=replaying, executor=RayExecutor(again, calls=replaying)))
+    assert second.played == 2 and not second.failed, second.failed
+    events = {}
+    for name in ("rec", "rep"):
+        for key, path in rows_of(tmp_path / f"{name}.sqlite", "SELECT key, transcript FROM games"):
+            events.setdefault(key, []).append(read_transcript(path).events)
+    assert len(events) == 2 and all(a == b for a, b in events.values())
+    cassettes[0].unlink()  # a game without its cassette fails with the driver's file named
+    third = parse_tournament({**data, "name": "miss", "database": str(tmp_path / "miss.sqlite"),
+                              "transcripts": str(tmp_path / "miss-tr")})  # fmt: skip
+    missing = asyncio.run(run_tournament(third, calls=replaying, executor=RayExecutor(third, calls=replaying)))
+    assert missing.played == 1 and [e for _, e in missing.failed] == [f"no recorded calls for this game: {cassettes[0]}"]
+
+
+def test_an_endpoint_down_in_a_worker_stops_new_games(tmp_path):
+    """The endpoint dies during the first game, played by a worker: that game is recorded as failed,
+    no other game using the endpoint starts, and the next run plays both."""
+    gate = Gate(fail_after=4)
+    with FakeModelServer(seed=5, gate=gate) as server:
+        data = model_config(tmp_path, server, "down", games=2, concurrency=1)
+        data["models"] = {"bot": "bot", "oa": {**data["models"]["oa"], "attempts": 2, "backoff": 0}}
+        cfg = parse_tournament(data)
+        report = asyncio.run(run_tournament(cfg, executor=RayExecutor(cfg)))
+        assert (report.played, len(report.failed), report.held) == (0, 1, 1) and report.down, report
+        ((error, path),) = rows_of(tmp_path / "down.sqlite", "SELECT error, transcript FROM attempts")
+        assert error.startswith("endpoint down: ") and read_transcript(path).aborted == error
+        gate.fail_after = None  # back
+        again = asyncio.run(run_tournament(cfg, executor=RayExecutor(cfg)))
+    assert again.played == 2 and not again.failed and not again.down
 
 
 # ---- faults -------------------------------------------------------------------------------------------

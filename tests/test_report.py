@@ -224,15 +224,23 @@ def test_beats_are_one_row_each(games: dict[str, Path]) -> None:
 
 # ---- claims, rejections, forfeits, escaping ----------------------------------------------------------
 def test_claims_are_judged_against_cards_and_checks(scripted: Path) -> None:
+    """The moderator judges a claim by the truth; each seat only by what it knew then (citizens: not at all)."""
     story = build_story(read_transcript(scripted))
     speeches = [item for section in story.sections for item in section.items if item.kind == "speech"]
     ann, bob, _ = speeches
-    assert [(c.text, c.true) for c in ann.answer.claim] == [("Ann is inspector", False), ("Bob is mafia", False)]
-    assert ann.answer.claim[0].note == "really mafia"
-    assert ann.answer.claim[1].note == "Bob is inspector; never checked"
-    assert [(c.text, c.true) for c in bob.answer.claim] == [("Bob is detective", True)]
+    assert [(c.text, c.truth.true) for c in ann.claims] == [("Ann is inspector", False), ("Bob is mafia", False)]
+    assert ann.claims[0].truth.note == "really mafia"
+    assert ann.claims[1].truth.note == "Bob is inspector; never checked"
+    seats = {name: (v.true, v.note) for names, v in ann.claims[0].views for name in names}
+    assert seats == {"Ann": (False, "your card is mafia"), "Bob": (False, "you hold the only inspector card")}
+    seats = {name: (v.true, v.note) for names, v in ann.claims[1].views for name in names}
+    assert seats == {"Ann": (False, "Bob is not mafia (not on your team)"), "Bob": (False, "Bob is not mafia (your card)")}
+    assert [(c.text, c.truth.true) for c in bob.claims] == [("Bob is detective", True)]
+    assert {name for names, v in bob.claims[0].views for name in names} == {"Bob"}, "nobody else knew Bob's card"
     assert same_role("Detective", "inspector") and same_role("villager", "citizen") and not same_role("doctor", "citizen")
     assert ann.answer.thought == "Lie first."
+    own = build_story(read_transcript(scripted), "Cid")
+    assert all(st.truth is None and not st.views for _, st in own.claims()), "Cid's page judges nothing Cid could not"
 
 
 def test_rejections_and_forfeits_are_shown_with_their_decision(scripted: Path) -> None:
@@ -253,7 +261,7 @@ def test_players_words_are_escaped(scripted: Path) -> None:
     html = render_game(read_transcript(scripted))
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in html
-    assert html.count("<script") == 2  # the seats list (JSON) and the view script
+    assert html.count("<script") == 3  # the seats list and what each seat knew (JSON), and the view script
 
 
 # ---- model usage ----------------------------------------------------------------------------------
@@ -360,8 +368,8 @@ def test_report_on_a_tournament_database(tournament: Path, tmp_path: Path, capsy
     assert main(["report", str(tournament), "-o", str(out)]) == 0
     assert capsys.readouterr().out.strip() == f"{out / 'index.html'} (4 games)"
     index = (out / "index.html").read_text(encoding="utf-8")
-    assert "Ratings (openskill" in index and "Separation of adjacent models" in index
-    assert index.count('src="data:image/png;base64,') == 2
+    assert "Ratings (openskill" in index and "Paired comparisons" in index and "Deception and detection" in index
+    assert index.count('src="data:image/png;base64,') == 3  # two models: no skill-model plot
     links = sorted(line.split('href="')[1].split('"')[0] for line in index.splitlines() if 'href="games/' in line)
     assert len(links) == 4
     with sqlite3.connect(tournament) as db:
@@ -554,7 +562,11 @@ class Browser:
         self.profile.cleanup()
 
 
-VISIBLE = "Array.from(document.querySelectorAll('[data-seq]')).filter(e => e.checkVisibility()).map(e => +e.dataset.seq)"
+# McKay hands fold under one line: open every fold first, then count what the view shows
+VISIBLE = (
+    "document.querySelectorAll('details').forEach(d => { d.open = true; }),"
+    "Array.from(document.querySelectorAll('[data-seq]')).filter(e => e.checkVisibility()).map(e => +e.dataset.seq)"
+)
 
 
 @pytest.fixture(scope="module")

@@ -143,6 +143,9 @@ def test_every_mixed_table_gives_a_page_and_a_terminal_view(
     assert main(["show", str(path)]) == 0
     for seat in story.seats:
         assert main(["show", str(path), "--as", seat.name]) == 0
+        assert main(["report", str(path), "--as", seat.name, "-o", str(tmp_path / f"{seat.name}.html")]) == 0
+        own = build_story(read_transcript(path), seat.name)
+        assert {s.name for s in own.seats if s.usage} <= {seat.name}, "a seat's page counts only its own model calls"
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
 
@@ -174,10 +177,10 @@ def test_a_game_that_cannot_be_drawn_costs_its_own_page_only(
     real = folder_module.build_story
     poisoned = tables["duel model+bot"].name
 
-    def fragile(transcript: Any) -> Any:
+    def fragile(transcript: Any, *args: Any, **kwargs: Any) -> Any:
         if transcript.path.name == poisoned:
             raise KeyError("calls")
-        return real(transcript)
+        return real(transcript, *args, **kwargs)
 
     monkeypatch.setattr(folder_module, "build_story", fragile)
     folder = tmp_path / "some"

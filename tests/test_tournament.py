@@ -1,5 +1,6 @@
-"""Tournaments without models: config errors, the balanced design, bootstrap cells, separations,
-ratings, a bot tournament through the command line and its leaderboard, and balance."""
+"""Tournaments without models: config errors, the balanced design (mirrored pairs, drawn names and
+seating, a third party for cove's maniac, player seeds), bootstrap cells, ratings, a bot tournament
+through the command line and its leaderboard, and balance. The inference: tests/test_inference.py."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from openskill.models import PlackettLuce
 from arena.config import ConfigError
 from arena.tournament.balance import BalanceError, balance, parse_sizes, wilson
 from arena.tournament.config import load_tournament, parse_tournament
-from arena.tournament.design import build_design, role_counts
-from arena.tournament.leaderboard import Cell, bootstrap, cells, separation
+from arena.tournament.design import NAME_POOL, build_design, role_counts
+from arena.tournament.leaderboard import bootstrap, cells
 from arena.tournament.ratings import rate_games
+from arena.tournament.runner import play_builtin
 from arena.variants import get_variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +52,8 @@ def config(**overrides):
         ({"models": {"a": "bot", "b": "human"}}, "a tournament cannot seat a human"),
         ({"models": {"a b": "bot", "c": "bot"}}, "model name 'a b'"),
         ({"concurrency": 0}, "concurrency: Input should be greater than or equal to 1"),
+        ({"third_party": "human"}, "third_party: Value error, a tournament cannot seat a human"),
+        ({"models": {"a": "bot", "b": "random"}, "games": 2, "third_party": "rotate"}, "'rotate' needs at least three models"),
         ({"surprise": 1}, "surprise: Extra inputs are not permitted"),
     ],
 )
@@ -98,9 +102,11 @@ def test_design_is_mirrored_and_balanced():
         ga, gb = a.make_game(), b.make_game()
         assert ga.role_of == gb.role_of
         assign_a, assign_b = a.assignment(ga), b.assignment(gb)
-        assert all(assign_a[s] != assign_b[s] for s in ga.seats)
+        sides = a.sides(ga)
+        assert all(assign_a[s] != assign_b[s] for s in ga.seats if sides[s] in ("mafia", "town", "A", "B"))
+        assert all(assign_a[s] == assign_b[s] == a.third for s in ga.seats if sides[s] == "maniac")
         if a.variant.name != "trio":
-            assert {m.name for s, m in assign_a.items() if ga.team(s) != "town"} == {a.first.name}
+            assert {m.name for s, m in assign_a.items() if ga.team(s) == "mafia"} == {a.first.name}
     # Every model holds every role (McKay: every side) equally often, per variant and size.
     counts = role_counts(design)
     for variant, size in {(k[1], k[2]) for k in counts}:
@@ -108,6 +114,14 @@ def test_design_is_mirrored_and_balanced():
         for label in labels:
             held = {m: counts.get((m, variant, size, label), 0) for m in ("a", "b", "c")}
             assert len(set(held.values())) == 1, (variant, size, label, held)
+    # Each round draws its seat names and seating from the pool; the pair and every pairing share them.
+    for (variant, size, round_), specs in _by_round(design).items():
+        names = {g.seats for g in specs}
+        assert len(names) == 1, (variant, size, round_)
+        (seats,) = names
+        assert len(seats) == size == len(set(seats)) and set(seats) <= set(NAME_POOL)
+    classic7 = [g.seats for g in design if g.variant.name == "classic" and g.players == 7]
+    assert len(set(classic7)) == 2  # two rounds, two seatings
     # Round-major order: round 1 of every variant comes before any round 2.
     rounds = [g.round for g in design]
     assert rounds == sorted(rounds)
@@ -116,7 +130,75 @@ def test_design_is_mirrored_and_balanced():
     assert all(longer[g.key] == g.seed for g in design if g.variant.name == "classic")
 
 
-# ---- cells, intervals, separation, ratings ----------------------------------------------------------
+def _by_round(design):
+    out = {}
+    for g in design:
+        out.setdefault((g.variant.name, g.players, g.round), []).append(g)
+    return out
+
+
+def test_cove_maniac_is_played_by_a_third_party():
+    """Neither model of a pairing holds the maniac: the config's third party does (default the bot),
+    or with ``rotate`` the models outside the pairing, round by round."""
+    cfg = config(games=12, variants=[{"name": "cove", "players": 10}])
+    assert cfg.third_party is not None and cfg.third_party.spec == "bot"
+    for spec in build_design(cfg):
+        game = spec.make_game()
+        assignment = spec.assignment(game)
+        (maniac,) = [s for s in game.seats if game.role_of[s] == "maniac"]
+        assert assignment[maniac].name == "third:bot"
+        assert {assignment[s].name for s in game.seats if game.role_of[s] == "mafia"} == {spec.first.name}
+        assert {assignment[s].name for s in game.seats if game.team(s) == "town"} == {spec.second.name}
+    rotated = build_design(config(games=12, third_party="rotate", variants=[{"name": "cove", "players": 10}]))
+    for specs in _by_round(rotated).values():
+        for a, b in zip(specs[::2], specs[1::2], strict=True):
+            assert a.third == b.third  # both games of a pair
+            assert a.third.name not in (a.first.name, a.second.name)  # never a model of the pairing
+    assert all(g.third is None for g in build_design(config()))  # classic has no third side
+
+
+def test_rotated_maniac_counts_in_no_model_overall_figures():
+    """With ``rotate``, a model plays the maniac in other pairings' games: recorded under its name with
+    side ``maniac``, in the maniac side's cells only, never in its overall ones or its game count."""
+    from arena.tournament.calibration import play_tournament
+    from arena.tournament.leaderboard import report_from_results
+    from arena.tournament.results import Results
+
+    games = play_tournament({"a": "bot", "b": "random", "c": "random"}, [{"name": "cove", "players": 10}], 2, seed=3,
+                            third_party="rotate")  # fmt: skip
+    for rec in games:
+        maniac = [p for p in rec.players if p["side"] == "maniac"]
+        assert len(maniac) == 1 and maniac[0]["model"] not in (rec.game["first"], rec.game["second"])
+    report = report_from_results(Results.from_records(games), resamples=20)
+    assert report.games == {"a": 8, "b": 8, "c": 8}  # 2 rounds × 2 pairings × 2 games each, the maniac's excluded
+    assert all(c.group != "all" or c.model in "abc" for c in report.cells.values())
+    maniac_cells = {c.model for c in report.cells.values() if c.group == "side:maniac"}
+    assert maniac_cells == {"a", "b", "c"}
+    win_all = report.cells[("a", "cove", "all", "win")]
+    assert win_all.games == 8
+
+
+def test_players_get_their_own_seed_per_game():
+    """The two games of a pair give their players different seeds: the same seeded player under two
+    names (the null case) plays two games, not one game twice."""
+    cfg = parse_tournament(
+        {"models": {"r1": "random", "r2": "random"}, "games": 20, "variants": [{"name": "classic", "players": 7}]}
+    )
+    design = build_design(cfg)
+    assert all(a.player_seed != b.player_seed for a, b in zip(design[::2], design[1::2], strict=True))
+    played = [play_builtin(spec) for spec in design]
+    same = sum(x.game["events"] == y.game["events"] and x.game["winner"] == y.game["winner"]
+               for x, y in zip(played[::2], played[1::2], strict=True))  # fmt: skip
+    assert same < len(played) // 4
+    assert {p["model"] for rec in played for p in rec.players} == {"r1", "r2"}
+
+
+def test_same_spec_under_two_names_is_allowed():
+    cfg = parse_tournament({"models": {"a": "random", "b": "random"}, "variants": [{"name": "classic"}]}, "t.toml", "t")
+    assert [m.spec for m in cfg.models] == ["random", "random"] and len(build_design(cfg)) == 2
+
+
+# ---- cells, intervals, ratings ------------------------------------------------------------------------
 def rows(model, variant, metric, per_game, role="citizen"):
     return [
         {"game": f"g{i}", "seat": f"s{j}", "role": role, "metric": metric, "num": n, "den": d, "model": model, "variant": variant}
@@ -154,20 +236,12 @@ def test_bootstrap_interval():
     assert bootstrap(coin, np.ones(100), seed=2) == (lo, hi)
 
 
-def test_separation_formula():
-    # σ_A = 0.1 / z, σ_B = 0.1 / z (half-widths 0.1): σ = √2·0.1 / z; Δ = 0.05; n = 100 games each:
-    # n·(z·σ/Δ)² − n = 100·(√2·0.1 / 0.05)² − 100 = 100·8 − 100 = 700.
-    a = Cell("A", "*", "all", "win", 0.55, 0.45, 0.65, 100, 100)
-    b = Cell("B", "*", "all", "win", 0.50, 0.40, 0.60, 100, 100)
-    sep = separation(a, b, 100, 100)
-    assert sep.more_games == 700 and "≈700 more games each" in sep.text()
-    far = Cell("C", "*", "all", "win", 0.10, 0.05, 0.15, 100, 100)
-    assert separation(a, far, 100, 100).more_games is None
-    assert "no difference" in separation(a, a, 100, 100).text()
-
-
 def test_ratings_follow_openskill():
-    games = [{"key": "k2", "round": 1}, {"key": "k1", "round": 1}, {"key": "k3", "round": 2}]
+    games = [
+        {"key": "k2", "round": 1, "first": "B", "second": "A"},
+        {"key": "k1", "round": 1, "first": "A", "second": "B"},
+        {"key": "k3", "round": 2, "first": "A", "second": "B"},
+    ]
     pg = [
         {"game": "k1", "model": "A", "side": "mafia", "result": 1.0},
         {"game": "k1", "model": "A", "side": "mafia", "result": 1.0},
@@ -176,6 +250,7 @@ def test_ratings_follow_openskill():
         {"game": "k2", "model": "A", "side": "town", "result": 1.0},
         {"game": "k3", "model": "A", "side": "A", "result": 0.5},
         {"game": "k3", "model": "B", "side": "B", "result": 0.5},
+        {"game": "k3", "model": "third:bot", "side": "maniac", "result": 1.0},  # not part of the match
     ]
     got = rate_games(games, pg)
     # By hand with openskill, in (round, key) order: k1 A beats B; k2 A beats B; k3 a tie.
@@ -186,9 +261,7 @@ def test_ratings_follow_openskill():
     assert got.overall["A"].mu == pytest.approx(a.mu) and got.overall["B"].sigma == pytest.approx(b.sigma)
     assert got.overall["A"].games == 3
     assert got.overall["A"].ordinal == pytest.approx(a.mu - 3 * a.sigma)
-    # Side ratings: only the team games (k3's sides are seat halves), each on its own scale.
-    assert set(got.by_side) == {("A", "mafia"), ("B", "town"), ("B", "mafia"), ("A", "town")}
-    assert got.by_side[("A", "mafia")].games == 1 and got.by_side[("A", "mafia")].mu > 25 > got.by_side[("B", "town")].mu
+    assert set(got.overall) == {"A", "B"}
 
 
 # ---- a bot tournament, end to end through the command --------------------------------------------------
@@ -230,8 +303,10 @@ def test_bot_tournament_resumes_and_leaderboard(tmp_path):
 
     board = arena("leaderboard", str(tmp_path / "bots.sqlite"), "--out", str(tmp_path / "lb"))
     assert board.returncode == 0, board.stderr
-    assert "Ratings (openskill" in board.stdout and "Separation of adjacent models" in board.stdout
-    for name in ("leaderboard.md", "leaderboard.csv", "deception_vs_detection.png", "winrate_by_role.png"):
+    assert "Ratings (openskill" in board.stdout and "PAIRED COMPARISONS" in board.stdout
+    assert "the skill model needs at least 3 models" in board.stdout  # two models: confounded
+    for name in ("leaderboard.md", "leaderboard.csv", "comparisons.csv", "skills.csv", "deception_vs_detection.png",
+                 "comparisons.png", "winrate_by_role.png"):  # fmt: skip
         assert (tmp_path / "lb" / name).stat().st_size > 0
     assert (tmp_path / "lb" / "deception_vs_detection.png").read_bytes()[:4] == b"\x89PNG"
     with (tmp_path / "lb" / "leaderboard.csv").open() as f:
@@ -241,7 +316,7 @@ def test_bot_tournament_resumes_and_leaderboard(tmp_path):
     assert ("bot", "duel", "side:match") in win and ("bot", "classic", "role:inspector") in win
     assert any(r["metric"] == "brier" for r in table)
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
-    assert md.startswith("# Leaderboard") and "| model | rating |" in md
+    assert md.startswith("# Leaderboard") and "| model | rating |" in md and "## Paired comparison: bot − random, classic" in md
 
 
 def test_command_errors_are_one_line(tmp_path):
@@ -253,6 +328,7 @@ def test_command_errors_are_one_line(tmp_path):
         (("tournament", str(bad)), "models.b: unknown model profile 'nosuchkind'"),
         (("tournament", str(tmp_path / "none.toml")), "no such file"),
         (("leaderboard", str(tmp_path / "none.sqlite")), "no such database"),
+        (("leaderboard", str(tmp_path / "none.sqlite"), "--target", "2"), "--target 2.0: give a difference between 0 and 1"),
         (("balance", "duel"), "duel has no town side"),
         (("balance", "classic", "--players", "5-7"), "classic takes 6-18 players, not 5"),
         (("balance", "classic", "--players", "x"), "use a size (9), a range (7-14) or a list"),

@@ -32,11 +32,16 @@ Answer = ActionBase | Malformed | GiveUp | None
 
 
 class StopGame(Exception):
-    """Raised by a player to stop the whole run (script exhausted, the human quits).
+    """Raised by a player to stop the whole run: a script ran out, a person quit, an endpoint is down.
 
+    The game is not finished: its transcript gets a summary marked ``aborted`` with this message.
     It lives here, beside the answers, so that a player can stop a game without importing the
-    orchestrator that catches it.
+    orchestrator that catches it (``arena.orchestrator.StopGame`` is the same class).
     """
+
+    #: True when the stop is a failure of the run (an endpoint down), not a choice (a person quit):
+    #: the command then prints the message as an error line
+    error = False
 
 
 @runtime_checkable

@@ -33,9 +33,15 @@ def _warn(lines: list[str]) -> None:
         print(f"warning: skipped {line}", file=sys.stderr)
 
 
-def report(path: Path, out: Path | None = None) -> str:
+def report(path: Path, out: Path | None = None, viewer: str | None = None) -> str:
     """Write the report of a transcript (one page), a folder of them or a tournament database
-    (index + pages); returns the line to print."""
+    (index + pages); returns the line to print.
+
+    With ``viewer``, the page of one seat of one transcript, built from that seat's view alone
+    (``FILE.NAME.html`` beside the transcript unless ``out`` says where).
+    """
+    if viewer is not None and (path.is_dir() or _is_sqlite(path)):
+        raise ReportError(f"{path}: --as makes one seat's page of one transcript, not of a folder or a tournament")
     if path.is_dir():
         index, games, skipped = report_folder(path, out or path / "report")
         _warn(skipped)
@@ -54,10 +60,13 @@ def report(path: Path, out: Path | None = None) -> str:
         transcript = read_transcript(path)
     except TranscriptError as exc:
         raise ReportError(str(exc)) from None
-    target = out or path.with_suffix(".html")
+    seats = [str(s) for s in transcript.header.get("seats") or []]
+    if viewer is not None and viewer not in seats:
+        raise ReportError(f"there is no seat named {viewer!r}; seats: {', '.join(seats)}")
+    target = out or path.with_suffix(f".{viewer}.html" if viewer else ".html")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render_game(transcript), encoding="utf-8")
+        target.write_text(render_game(transcript, viewer=viewer), encoding="utf-8")
     except OSError as exc:
         raise ReportError(f"cannot write {target}: {exc.strerror or exc}") from None
     return str(target)

@@ -83,14 +83,15 @@ def collect(stories: list[Story]) -> dict[str, Any]:
     return {"variants": variants, "specs": leaderboard, "games": len(stories), "cost": sum(s.cost for s in stories)}
 
 
-def story_page(path: Path, index_link: str | None = None) -> tuple[Story, str] | str:
+def story_page(path: Path, index_link: str | None = None, beliefs: list[dict[str, Any]] | None = None) -> tuple[Story, str] | str:
     """A transcript's story and page, or one line saying why it has none.
 
     A folder or a tournament holds games of every kind, some cut off or written by an older
     version; one that cannot be read or drawn must cost its own page only, never the others.
+    ``beliefs`` (a tournament's belief answers for this game) add the beliefs heatmap.
     """
     try:
-        story = build_story(read_transcript(path))
+        story = build_story(read_transcript(path), beliefs=beliefs)
         return story, render_story(story, source=path.name, index_link=index_link)
     except TranscriptError as exc:
         return str(exc)

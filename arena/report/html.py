@@ -14,6 +14,7 @@ import jinja2
 
 import arena
 from arena.report.story import Story, build_story
+from arena.report.words import BONUS_MEANING
 from arena.transcript import Transcript
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -48,13 +49,14 @@ def render_story(story: Story, *, source: str = "", index_link: str = "") -> str
             source=source,
             index_link=index_link,
             version=arena.__version__,
+            bonus=BONUS_MEANING.get(story.variant, "") if story.mckay else "",
         )
     )
 
 
-def render_game(transcript: Transcript, *, index_link: str = "") -> str:
-    """The game page of one transcript."""
-    return render_story(build_story(transcript), source=transcript.path.name, index_link=index_link)
+def render_game(transcript: Transcript, *, index_link: str = "", viewer: str | None = None) -> str:
+    """The game page of one transcript: every view (for review), or with ``viewer`` that seat's own page."""
+    return render_story(build_story(transcript, viewer), source=transcript.path.name, index_link=index_link)
 
 
 def render_index(title: str, games: list[dict[str, Any]], stats: dict[str, Any], skipped: list[str]) -> str:

@@ -1,21 +1,28 @@
 """``arena show``: a transcript told in the terminal, in the console's own sentences.
 
-The lines are the ones ``arena play --reveal`` prints as a game happens (``arena.console``), so a
-game reads the same live and afterwards. On top of them: each claim judged against the cards and
-the check results, and the model usage of each decision, both taken from the same
-:class:`~arena.report.story.Story` the HTML report is built from. With ``--as NAME`` only the
-events NAME could see are told (:meth:`Event.visible_to`, the engine's rule), and the seats table
-shows only the cards NAME knew.
+Public lines are the ones ``arena play`` prints as a game happens (``arena.console``), so a game
+reads the same live and afterwards; private lines, answers and claims are written in words
+(:mod:`arena.report.words`), never as Python values. Everything comes from the same
+:class:`~arena.report.story.Story` the HTML report is built from. With ``--as NAME`` the story is
+that seat's own (:func:`~arena.report.story.seat_transcript`): only the events NAME could see
+(:meth:`Event.visible_to`, the engine's rule), claims judged only by what NAME knew at the time,
+and a seats table with only the cards NAME knew.
 """
 
 from __future__ import annotations
+
+from collections import Counter
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.console import _private, _public
-from arena.report.story import NOTE_LINES, Answer, SeatUsage, Story, build_story
+from arena.engine import Event
+from arena.engine.wording import public_line
+from arena.report.knowledge import Statement
+from arena.report.story import Answer, Item, SeatUsage, Story, audience_label, build_story, private_line
+from arena.report.words import action_words, thought
 from arena.transcript import Transcript
 
 
@@ -23,67 +30,150 @@ class ShowError(ValueError):
     """A viewer name that is not a seat (one line)."""
 
 
-def _answers(story: Story) -> dict[int, Answer]:
-    out: dict[int, Answer] = {}
+def _placed(story: Story) -> tuple[dict[int, Answer], dict[int, Item]]:
+    """Answers by their event's seq, and the items that stand for an event (speeches, deaths, …)."""
+    answers: dict[int, Answer] = {}
+    items: dict[int, Item] = {}
     for section in story.sections:
         for item in section.items:
-            candidates = [item.answer, *(row.get("answer") for row in item.rows)]
-            for answer in candidates:
+            if item.seq is not None:
+                items[item.seq] = item
+            for answer in (item.answer, *(row.get("answer") for row in item.rows)):
                 if answer is not None:
-                    out[answer.seq] = answer
-    return out
+                    answers[answer.seq] = answer
+    return answers, items
 
 
-def _private_line(event_type: str, who: str, line: str | None, actor: str | None, data: dict) -> str | None:
-    note = NOTE_LINES.get(event_type)
-    if note is not None:
-        return f"[{who}] {note(actor, data)}"
-    return line
+def _verdict(statement: Statement, viewer: str | None) -> str | None:
+    """ "Cid is inspector ✗ (really mafia)" as the view judges it; None when that view could not tell."""
+    verdict = statement.truth
+    if viewer is not None:
+        verdict = next((v for names, v in statement.views if viewer in names), None)
+    if verdict is None:
+        return None
+    mark = "✓" if verdict.true else "✗"
+    return f"{statement.text} {mark}" + (f" ({verdict.note})" if verdict.note else "")
+
+
+def _verdicts(item: Item | None, viewer: str | None) -> str:
+    judged = [v for v in (_verdict(st, viewer) for st in (item.claims if item is not None else [])) if v]
+    return "; ".join(judged)
+
+
+def _who(event: Event) -> str:
+    label = audience_label(event.audience)
+    return event.audience.removeprefix("player:") if label.endswith(" only") else label
+
+
+def _answer_line(event: Event) -> str | None:
+    """A player's own answer in words; None for a plain vote or speech (the public line says it)."""
+    data = event.data
+    action = data.get("action") if isinstance(data.get("action"), dict) else None
+    said = action_words(action, event.phase) if action is not None else ""
+    mind = thought(str(action.get("thought") or "")) if action is not None else None
+    if event.type == "action":
+        if action is not None and action.get("kind") in ("speak", "verdict", "vote") and not (mind and mind.text):
+            return None
+        line = said
+    elif event.type == "forfeit":
+        line = f"forfeits ({data.get('why')}): {said}"
+    else:
+        tried = f"“{said}”" if action is not None else f"raw {data.get('raw')!r}"
+        line = f"rejected {tried}: {data.get('reason')}"
+    if mind is not None and mind.text:
+        line += f" — thinks: {mind.plain()}"
+    return line  # the "[who]" before it is the actor
+
+
+def _vote_line(item: Item) -> str:
+    """A vote with its tally: "Nominees vote on …: Eve 5, Dee 1, … — Eve (Ann → Eve, …)"."""
+    data = item.data
+    if "yes" in data:
+        yes, no = data.get("yes") or [], data.get("no") or []
+        return f"{item.text} (yes: {', '.join(yes) or 'nobody'}; no: {', '.join(no) or 'nobody'})."
+    votes = data.get("votes") if isinstance(data.get("votes"), dict) else {}
+    tally = Counter("abstains" if t is None else str(t) for t in votes.values())
+    counted = ", ".join(f"{name} {n}" for name, n in tally.most_common())
+    ballots = ", ".join(f"{v} → {t if t is not None else 'abstains'}" for v, t in votes.items())
+    return f"{item.text}. Tally: {counted or 'no votes'} ({ballots})."
 
 
 def show(transcript: Transcript, console: Console, viewer: str | None = None) -> None:
     """Print the game; with ``viewer``, exactly that seat's view of it."""
-    story = build_story(transcript)
-    seats = [seat.name for seat in story.seats]
+    seats = [str(s) for s in transcript.header.get("seats") or []]
     if viewer is not None and viewer not in seats:
         raise ShowError(f"there is no seat named {viewer!r}; seats: {', '.join(seats)}")
-    answers = _answers(story)
-    events = [e for e in story.events if viewer is None or e.visible_to(viewer)]
-    title = f"{story.variant}, seed {story.seed}: {len(seats)} seats — {story.result}"
-    console.print(Text(title, style="bold"), highlight=False)
+    story = build_story(transcript, viewer)
+    answers, items = _placed(story)
+
+    def say(text: str, style: str = "") -> None:
+        console.print(Text(text, style=style), highlight=False, soft_wrap=True)
+
+    title = f"{story.variant}" + (f", seed {story.seed}" if viewer is None else "") + f": {len(seats)} seats — {story.result}"
+    say(title, "bold")
     if viewer is not None:
-        role = next((s.role for s in story.seats if s.name == viewer), "")
-        console.print(
-            Text(f"As seen by {viewer} ({role}): {len(events)} of {len(story.events)} events.", style="bold magenta"),
-            highlight=False,
-        )
+        own = next((s for s in story.seats if s.name == viewer), None)
+        card = f" ({own.role})" if own is not None and own.role and not story.mckay else ""  # a McKay card changes every hand
+        say(f"As seen by {viewer}{card}: {len(story.events)} of {len(transcript.events)} events.", "bold magenta")
     day_word = "Hand" if story.mckay else "Day"
-    for event in events:
+    for event in story.events:
+        item = items.get(event.seq)
         if event.to is None:
-            shown = _public(event, day_word)
-            if shown is not None:
-                console.print(Text(*shown), highlight=False, soft_wrap=True)
+            _public_event(say, event, item, day_word, viewer)
             continue
-        who = event.audience.removeprefix("player:")
-        line = _private_line(event.type, who, _private(event), event.actor, event.data)
         answer = answers.get(event.seq)
+        if event.type in ("action", "forfeit", "rejected"):
+            line = _answer_line(event)
+        elif event.type == "speech" and item is not None:
+            notes = item.data.get("notes") or []
+            line = f"{item.actor} ({item.data.get('kind')}): '{item.text}'" + (f" ({'; '.join(notes)})" if notes else "")
+        else:
+            line = private_line(event)
         extra = []
-        if answer is not None and answer.claim:
-            checks = (f"{c.text} {'✓' if c.true else '✗'}" + (f" ({c.note})" if c.note else "") for c in answer.claim)
-            extra.append("claim: " + "; ".join(checks))
+        if _verdicts(item, viewer):
+            extra.append("claim: " + _verdicts(item, viewer))
         if answer is not None and answer.usage is not None:
             extra.append(answer.usage.text())
         if line is None and extra:
-            line = f"[{who}] {answer.text if answer else event.type}"
+            line = "answers"
         if line is not None:
-            console.print(Text(line, style="dim"), highlight=False, soft_wrap=True)
+            say(f"[{_who(event)}] {line}", "dim")
             for more in extra:
-                console.print(Text(f"    {more}", style="dim"), highlight=False, soft_wrap=True)
+                say(f"    {more}", "dim")
     _seats_table(console, story, viewer)
 
 
+def _public_event(say: Any, event: Event, item: Item | None, day_word: str, viewer: str | None) -> None:
+    """A line everyone saw, with the story's wording where it has its own (deaths, the end, votes, claims)."""
+    if item is not None and event.type in ("death", "game_over"):
+        say(item.text, "bold red" if event.type == "death" else "bold green")
+        if event.type == "game_over" and item.data.get("roles"):
+            say("The cards: " + ", ".join(f"{n} {r}" for n, r in item.data["roles"].items()) + ".", "green")
+        return
+    if item is not None and event.type == "vote_result":
+        say(_vote_line(item), "cyan")
+        return
+    shown = public_line(event, day_word)
+    if shown is None:
+        return
+    text, style = shown
+    if item is not None and item.kind == "line":  # the story's own wording ("puts the kill card on "no kill"")
+        text = item.text
+    if event.type == "hand_over" and item is not None:
+        data = item.data
+        signed = lambda values: ", ".join(f"{n} {v:+d}" if isinstance(v, int) else f"{n} {v}" for n, v in values.items())  # noqa: E731
+        cards = ", ".join(f"{n} {c}" for n, c in (data.get("roles") or {}).items())
+        text = (
+            f"{item.text}. Cards: {cards}; points {signed(data.get('points') or {})}; totals {signed(data.get('scores') or {})}."
+        )
+    marks = _verdicts(item, viewer)
+    if marks:
+        text += f"  [judged: {marks}]"
+    say(text, style)
+
+
 def _seats_table(console: Console, story: Story, viewer: str | None) -> None:
-    table = Table(title=f"{story.variant}, seed {story.seed}")
+    table = Table(title=story.variant + (f", seed {story.seed}" if viewer is None else f", as seen by {viewer}"))
     columns = ["seat", "player", "score"] if story.mckay else ["seat", "player", "card", "fate"]
     usage = any(seat.usage for seat in story.seats)
     if usage:
@@ -95,7 +185,9 @@ def _seats_table(console: Console, story: Story, viewer: str | None) -> None:
             row = [seat.name, seat.spec, "" if seat.score is None else str(seat.score)]
         else:
             known = viewer is None or seat.known_by is None or viewer in seat.known_by
-            row = [seat.name, seat.spec, seat.role if known else "?", seat.fate]
+            card = seat.role + (f" ({seat.team})" if seat.team and seat.team not in (seat.role, "notmafia") else "")
+            fate = seat.fate + (f" (really: {seat.true_fate})" if seat.true_fate and viewer is None else "")
+            row = [seat.name, seat.spec, card if known and seat.role else "?", fate]
         if usage:
             mine = viewer is None or viewer == seat.name
             u = seat.usage if mine else SeatUsage()

@@ -9,6 +9,11 @@ table, a hand's score table) or a part of another one (a player's answer beside 
 a vote table, an accusation on the speech that made it, a rejected answer on the decision it was
 rejected for). Each place carries the event's ``seq`` and ``to``, which is what lets a page show
 the game as any one player saw it.
+
+Two kinds of story: the review story (``viewer=None``) holds everything, with the moderator's
+verdicts on claims and every seat's own verdicts beside them (:mod:`arena.report.knowledge`);
+a seat's story (``viewer=NAME``) is built from :func:`seat_transcript`, the transcript cut down
+to that seat's events, so nothing it did not see can reach its page.
 """
 
 from __future__ import annotations
@@ -18,10 +23,21 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.console import MCKAY_LINES, _and, _claim, _private, _public, describe_action
 from arena.engine import Event
 from arena.engine.events import MODERATOR, PUBLIC
+from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
+from arena.engine.wording import private_line as console_private_line
+from arena.outcome import Fate, fates, result_text
+from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
+from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
+from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision
+from arena.report.words import HAND_ENDS, action_words, claim_words, names, slot_words, thought
 from arena.transcript import Transcript
+
+__all__ = [
+    "ROLE_FAMILIES", "Answer", "Call", "Item", "Seat", "SeatUsage", "Section", "Story", "Usage", "build_story",
+    "same_role", "seat_transcript",
+]  # fmt: skip
 
 #: events that open a section of the timeline
 SECTION_TYPES = frozenset(("day", "night", "hand"))
@@ -35,12 +51,18 @@ LINE_CLASS = {
     "runoff": "court", "charged": "court", "cleared": "court", "spared": "court", "acquitted": "court",
     "check_result": "check", "cop_look": "check",
 }  # fmt: skip
+#: summary fields a seat's own page keeps (the rest — every card, the true causes — is not its to see)
+SEAT_SUMMARY = ("finished", "aborted", "days", "ended")
 _WHO = re.compile(r"^\[[^\]]*\] ")
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def _pairs(mapping: Any, empty: str = "nobody") -> str:
     items = _plain(mapping).items()
-    return ", ".join(f"{k}→{v if v is not None else 'nobody'}" for k, v in items) if items else empty
+    return ", ".join(f"{k} → {v if v is not None else 'nobody'}" for k, v in items) if items else empty
 
 
 def _night(d: dict[str, Any]) -> str:
@@ -49,35 +71,53 @@ def _night(d: dict[str, Any]) -> str:
     if d.get("visit") is not None:
         parts.append(f"the mistress visits {d['visit']}")
     if d.get("channel"):
-        parts.append(f"channel {_pairs(d['channel'])}, victim {d.get('mafia_victim') or 'nobody'}")
+        parts.append(f"the mafia point {_pairs(d['channel'])}, victim {d.get('mafia_victim') or 'nobody'}")
     if d.get("maniac_target") is not None:
-        parts.append(f"the maniac names {d['maniac_target']}" + (" (void)" if d.get("maniac_void") else ""))
+        parts.append(f"the maniac names {d['maniac_target']}" + (" (no effect)" if d.get("maniac_void") else ""))
     if d.get("check") is not None:
         parts.append(f"the detective checks {d['check']}")
     if d.get("heal") is not None:
-        parts.append(f"the doctor names {d['heal']}" + (" (void)" if d.get("heal_void") else ""))
+        parts.append(f"the doctor names {d['heal']}" + (" (no effect)" if d.get("heal_void") else ""))
     if d.get("saved"):
         parts.append(f"{d['saved']} is saved")
     dead = _plain(d.get("dead"))
-    parts.append("dead: " + (", ".join(f"{n} ({c})" for n, c in dead.items()) if dead else "nobody"))
-    return "night: " + "; ".join(parts)
+    parts.append("dead: " + (", ".join(f"{n} (by the {c})" for n, c in dead.items()) if dead else "nobody"))
+    return "The night: " + "; ".join(parts) + "."
 
 
 #: sentences for moderator and team notes the console prints generically (type -> line about actor, data)
 NOTE_LINES: dict[str, Any] = {
-    "order": lambda who, d: f"round {d.get('round')} order: {', '.join(map(str, d.get('order') or []))}",
+    "order": lambda who, d: (
+        f"Round {d.get('round')}: who comes first within a beat: {', '.join(map(str, d.get('order') or []))}."
+    ),
     "channel_result": lambda who, d: (
-        f"channel round {d.get('round')}: {_pairs(d.get('targets'))} — "
+        f"Mafia channel, round {d.get('round')}: {_pairs(d.get('targets'))} — "
         + ("agreed" if d.get("agreed") else "no agreement")
         + (f"; victim: {d.get('victim') or 'nobody'}" if "victim" in d else "")
+        + "."
     ),
     "night_resolution": lambda who, d: _night(d),
-    "saved": lambda who, d: f"the doctor saved {d.get('player')} from the kill",
-    "kill_void": lambda who, d: f"{who}'s kill on {d.get('target')} is void (one of them is already dead)",
-    "simultaneous_draw": lambda who, d: f"two kills in one beat: the draw makes {d.get('first')} first",
-    "player_timeout": lambda who, d: f"{who} ran out of time (request {d.get('request')})",
+    "saved": lambda who, d: f"The doctor saved {d.get('player')} from the kill.",
+    "kill_void": lambda who, d: f"{who}'s kill on {d.get('target')} has no effect (one of them is already dead).",
+    "simultaneous_draw": lambda who, d: f"Two kills in one beat: the draw makes {d.get('first')} first.",
+    "player_timeout": lambda who, d: f"{who} ran out of time (request {d.get('request')}).",
     "player_error": lambda who, d: f"{who} failed to answer (request {d.get('request')}): {d.get('error')}",
+    "shots": lambda who, d: (
+        "The night's shots: "
+        + (", ".join(f"{m} at {t or 'nobody (holds fire)'}" for m, t in _plain(d.get("shots")).items()) or "none")
+        + f"; victim: {d.get('victim') or 'nobody'}."
+    ),
+    "role": lambda who, d: f"card: {_card(d)}",
+    "team": lambda who, d: f"The mafia team: {names(d.get('members'))}.",
+    "check_result": lambda who, d: f"Check: {d.get('target')} is {d.get('result')}.",
+    "cop_look": lambda who, d: f"Looks at card {d.get('position')}: {d.get('card')}.",
 }
+
+
+def _card(data: dict[str, Any]) -> str:
+    """ "citizen (town)", but "mafia" once when the card names its team."""
+    role, team = data.get("role"), data.get("team")
+    return f"{role} ({team})" if team and team != role else str(role)
 
 
 def private_line(event: Event) -> str:
@@ -85,20 +125,7 @@ def private_line(event: Event) -> str:
     note = NOTE_LINES.get(event.type)
     if note is not None:
         return note(event.actor, event.data)
-    return _WHO.sub("", _private(event) or event.type)
-
-
-#: names of one card across variants: a claim of any of them is true of the others
-ROLE_FAMILIES = (
-    frozenset(("citizen", "villager", "civilian", "townsperson", "townie", "town")),
-    frozenset(("inspector", "detective", "cop", "sheriff")),
-)
-
-
-def same_role(claimed: str, real: str) -> bool:
-    """Whether a claimed role names the real card ("detective" for an inspector is true)."""
-    a, b = claimed.strip().lower(), real.strip().lower()
-    return a == b or any(a in family and b in family for family in ROLE_FAMILIES)
+    return _WHO.sub("", console_private_line(event) or event.type)
 
 
 def audience_label(audience: str) -> str:
@@ -115,106 +142,9 @@ def _to(event: Event) -> list[str] | None:
     return None if event.to is None else sorted(event.to)
 
 
-@dataclass(slots=True)
-class Call:
-    """One model call behind a decision, as the player reported it."""
-
-    attempt: int
-    outcome: str
-    input_tokens: int = 0
-    cached_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cost: float = 0.0
-    latency: float = 0.0
-    error: str = ""
-
-
-@dataclass(slots=True)
-class Usage:
-    """Calls of one decision (or one seat), summed for display."""
-
-    calls: list[Call] = field(default_factory=list)
-
-    @property
-    def input_tokens(self) -> int:
-        return sum(c.input_tokens for c in self.calls)
-
-    @property
-    def cached_tokens(self) -> int:
-        return sum(c.cached_tokens for c in self.calls)
-
-    @property
-    def output_tokens(self) -> int:
-        return sum(c.output_tokens for c in self.calls)
-
-    @property
-    def cost(self) -> float:
-        return sum(c.cost for c in self.calls)
-
-    @property
-    def latency(self) -> float:
-        return sum(c.latency for c in self.calls)
-
-    @property
-    def failures(self) -> list[str]:
-        """Calls that brought no usable answer, counted by outcome ("malformed ×2")."""
-        counts = Counter(c.outcome for c in self.calls if c.outcome != "ok")
-        return [f"{outcome} ×{n}" for outcome, n in sorted(counts.items())]
-
-    def text(self) -> str:
-        """One line for a reader: "2 calls · 1,234 in (1,024 cached) · 56 out · $0.0012 · 1.4 s"."""
-        n = len(self.calls)
-        parts = [f"{n} call{'s' if n != 1 else ''}", f"{self.input_tokens:,} in"]
-        if self.cached_tokens:
-            parts[-1] += f" ({self.cached_tokens:,} cached)"
-        parts += [f"{self.output_tokens:,} out", f"${self.cost:.4f}", f"{self.latency:.1f} s"]
-        return " · ".join(parts)
-
-
-@dataclass(slots=True)
-class SeatUsage:
-    """A seat's model usage over the whole game; all zero for a seat that made no call (a bot, a human)."""
-
-    calls: int = 0
-    input_tokens: int = 0
-    cached_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-
-    def __bool__(self) -> bool:
-        return self.calls > 0
-
-    @classmethod
-    def of(cls, summary_usage: Any, decisions: list[Usage]) -> SeatUsage:
-        """The summary's figures where the game wrote them, else the seat's call records added up.
-
-        A summary is missing (a cut-off game) or partial (an aborted one, an older transcript) as
-        often as it is whole, so every field falls back on its own.
-        """
-        calls = [c for u in decisions for c in u.calls]
-        record = summary_usage if isinstance(summary_usage, dict) else {}
-
-        def pick(key: str, counted: float) -> Any:
-            value = record.get(key)
-            return value if isinstance(value, int | float) and not isinstance(value, bool) else counted
-
-        return cls(
-            calls=int(pick("calls", len(calls))),
-            input_tokens=int(pick("input_tokens", sum(c.input_tokens for c in calls))),
-            cached_tokens=int(pick("cached_tokens", sum(c.cached_tokens for c in calls))),
-            output_tokens=int(pick("output_tokens", sum(c.output_tokens for c in calls))),
-            cost=float(pick("cost", sum(c.cost for c in calls))),
-        )
-
-
-@dataclass(slots=True)
-class ClaimCheck:
-    """One statement of a claim and whether it was true."""
-
-    text: str
-    true: bool
-    note: str = ""
+def _clip(text: str, limit: int = 200) -> str:
+    """A raw answer can be a whole page of model output: its start is enough to see what went wrong."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(slots=True)
@@ -234,18 +164,20 @@ class Answer:
     actor: str
     type: str  # "action" or "forfeit"
     kind: str
-    text: str  # "kill → Ann", "verdict yes"
+    text: str  # "names Ann for the kill", "votes yes"
     phase: str
     team: str = ""  # the actor's team when answering (colours the moderator's view)
     thought: str = ""
     why: str = ""  # a forfeit's reason
-    claim: list[ClaimCheck] = field(default_factory=list)
-    claim_text: str = ""
     rejections: list[Rejection] = field(default_factory=list)
     usage: Usage | None = None
 
     def seqs(self) -> list[int]:
         return [self.seq, *(r.seq for r in self.rejections)]
+
+    def reading(self) -> Any:
+        """The thought laid out for a reader (:func:`arena.report.words.thought`)."""
+        return thought(self.thought)
 
 
 @dataclass(slots=True)
@@ -260,9 +192,10 @@ class Item:
     css: str = ""
     actor: str = ""
     data: dict[str, Any] = field(default_factory=dict)
-    answer: Answer | None = None  # a speech's own answer (thought, claim)
+    answer: Answer | None = None  # a speech's own answer (thought)
     rows: list[dict[str, Any]] = field(default_factory=list)  # vote rows, answer chips, cards
     attached: list[tuple[int, list[str] | None, str]] = field(default_factory=list)  # (seq, to, text) shown inside
+    claims: list[Statement] = field(default_factory=list)  # a speech's public claim, judged per view
 
     def seqs(self) -> list[int]:
         out = [] if self.seq is None else [self.seq]
@@ -285,6 +218,8 @@ class Section:
     subtitle: str = ""
     css: str = ""
     items: list[Item] = field(default_factory=list)
+    glance: Glance | None = None  # the section's row in the strip at the top (days and nights)
+    hand: dict[str, Any] | None = None  # a McKay hand's one-line summary (the section folds under it)
 
 
 @dataclass(slots=True)
@@ -318,6 +253,10 @@ class Story:
     winner: str | None = None  # a team, a seat (McKay), "draw", or None while unfinished
     calls: int = 0
     cost: float = 0.0
+    viewer: str | None = None  # a seat's own story: built from its events alone
+    known: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)  # seat -> sides learned (colours)
+    beliefs: list[dict[str, Any]] = field(default_factory=list)  # per answering seat: a days × players grid
+    teams: list[str] = field(default_factory=list)  # the variant's sides, for the legend
 
     def visible_seqs(self, name: str) -> set[int]:
         """The engine's rule, for tests and counts: the events ``name`` saw."""
@@ -332,98 +271,116 @@ class Story:
             out += [s for item in section.items for s in item.seqs()]
         return out
 
+    @property
+    def strip(self) -> list[tuple[Section, Glance]]:
+        """The game at a glance: one row per day and night that has something to show."""
+        return [(s, s.glance) for s in self.sections if s.glance is not None and not s.glance.empty()]
+
+    def seat_teams(self) -> dict[str, str]:
+        """seat -> side, as this story knows it (the truth; in a seat's own page, what that seat knew)."""
+        return {seat.name: seat.team for seat in self.seats}
+
+    def claims(self) -> list[tuple[Item, Statement]]:
+        return [(item, st) for section in self.sections for item in section.items for st in item.claims]
+
+
+# ---- a seat's own transcript ------------------------------------------------------------------
+def seat_transcript(transcript: Transcript, name: str) -> Transcript:
+    """The transcript as ``name`` saw the game: its events, its own model calls, the public facts.
+
+    The seed is left out (it fixes the deal, and so every card), and so is the summary's truth
+    (cards, causes of death, other seats' counts): what is left is safe to hand to that player.
+    """
+    header = {k: v for k, v in transcript.header.items() if k != "seed"}
+    events = [raw for raw in transcript.events if raw.get("to") is None or name in raw.get("to")]
+    calls = [c for c in transcript.calls if c.get("player") == name]
+    summary = None
+    if transcript.summary is not None:
+        summary = {k: transcript.summary[k] for k in SEAT_SUMMARY if k in transcript.summary}
+        for key in ("per_player", "usage"):
+            mine = _plain(transcript.summary.get(key)).get(name)
+            summary[key] = {name: mine} if mine is not None else {}
+    return Transcript(transcript.path, header, events, summary, calls)
+
 
 # ---- building --------------------------------------------------------------------------------
-def _calls_by_decision(transcript: Transcript) -> dict[tuple[str, int], Usage]:
-    out: dict[tuple[str, int], Usage] = defaultdict(Usage)
-    for record in transcript.calls:
-        call = record.get("call")
-        player = record.get("player")
-        if not isinstance(call, dict) or not isinstance(player, str) or not isinstance(call.get("request"), int):
-            continue
-        usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
-        out[(player, call["request"])].calls.append(
-            Call(
-                attempt=int(call.get("try") or 1),
-                outcome=str(call.get("outcome") or "?"),
-                input_tokens=int(usage.get("input_tokens") or 0),
-                cached_tokens=int(usage.get("cached_tokens") or 0),
-                output_tokens=int(usage.get("output_tokens") or 0),
-                reasoning_tokens=int(usage.get("reasoning_tokens") or 0),
-                cost=float(call.get("cost") or 0.0),
-                latency=float(call.get("latency") or 0.0),
-                error=str(call.get("error") or ""),
-            )
-        )
-    return out
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    """A raw answer can be a whole page of model output: its start is enough to see what went wrong."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _plain(value: Any) -> dict[str, Any]:
-    return dict(value) if isinstance(value, dict) else {}
-
-
 class _Builder:
-    """One pass over the log: sections, items, and the truth needed to judge claims."""
+    """One pass over the log: sections, items, and what each judge knew to weigh claims."""
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, viewer: str | None) -> None:
+        from arena.variants import VARIANTS
+
         self.transcript = transcript
+        self.viewer = viewer
         self.events = [Event.from_dict(raw) for raw in transcript.events]
-        self.usage = _calls_by_decision(transcript)
+        self.usage = calls_by_decision(transcript)
         self.mckay = any(e.type == "hand" for e in self.events)
         self.day_word = "Hand" if self.mckay else "Day"
+        self.seats = [str(s) for s in transcript.header.get("seats") or []]
+        self.variant = str(transcript.header.get("variant"))
+        cls = VARIANTS.get(self.variant)
+        self.team_of: dict[str, str] = dict(getattr(cls, "team_of", {}) or {})
+        deck = composition(self.variant, transcript.header, self.events)
+        judges = [viewer] if viewer is not None else self.seats
+        self.knowledge = {n: Knowledge(n, self.seats, self.team_of, deck) for n in judges}
         self.sections: list[Section] = [Section("Before the game", "setup")]
-        self.role: dict[str, str] = {}  # the truth so far: seat -> card, seat -> team
+        self.role: dict[str, str] = {}  # the truth so far (the review story only): seat -> card, seat -> team
         self.team: dict[str, str] = {}
         self.checked: dict[str, dict[str, str]] = defaultdict(dict)  # checker -> target -> result told
         self.pending: list[Answer] = []
         self.rejected: dict[tuple[str, Any], list[Rejection]] = defaultdict(list)
         self.cards: Item | None = None
         self.beat = 0
+        self.slots: dict[str, Any] = {}  # trio: where each kill card lies
+        self.slots_moved = False
+        self.nominations: dict[str, list[str]] = defaultdict(list)  # cove: nominee -> nominators, today
+        self.declarations: list[tuple[str, Statement]] = []  # McKay: this hand's cop declarations
 
     # ---- helpers -----------------------------------------------------------------------------
     def add(self, item: Item) -> None:
         self.sections[-1].items.append(item)
 
-    def judge_claim(self, speaker: str, claim: dict[str, Any]) -> list[ClaimCheck]:
-        """Each statement of ``claim`` against the cards and the check results actually told."""
+    def glance(self) -> Glance | None:
+        return self.sections[-1].glance
+
+    def judged(self, event: Event, truth: Verdict | None, judge: Any) -> tuple[Verdict | None, list[tuple[list[str], Verdict]]]:
+        """The moderator's verdict (review story only) and each seat's that saw ``event``."""
+        views = {n: judge(k) for n, k in self.knowledge.items() if event.visible_to(n)}
+        return (truth if self.viewer is None else None), group_views(views)
+
+    def judge_claim(self, event: Event, speaker: str, claim: dict[str, Any]) -> list[Statement]:
+        """Each statement of a public claim: the moderator's verdict from the truth, each seat's from what it knew."""
         out = []
         role = claim.get("role")
         if role:
             real = self.role.get(speaker, "?")
             true = same_role(str(role), real)
-            out.append(ClaimCheck(f"{speaker} is {role}", true, "" if true else f"really {real}"))
+            truth = Verdict(true, "" if true else f"really {real}")
+            verdicts = self.judged(event, truth, lambda k: k.judge_role(speaker, str(role)))
+            out.append(Statement(f"{speaker} is {role}", *verdicts))
         for target, result in _plain(claim.get("checks")).items():
             real_team = self.team.get(target, "?")
             actual = "mafia" if real_team == "mafia" else "not mafia"
-            true = result == actual
             told = self.checked[speaker].get(target)
-            if told is None:
-                note = "never checked"
-            elif told != result:
-                note = f"was told {told}"
-            else:
-                note = ""
-            if not true:
+            note = "never checked" if told is None else (f"was told {told}" if told != result else "")
+            if result != actual:
                 note = "; ".join(p for p in (f"{target} is {self.role.get(target, '?')}", note) if p)
-            out.append(ClaimCheck(f"{target} is {result}", true, note))
+            truth = Verdict(result == actual, note)
+            verdicts = self.judged(event, truth, lambda k, t=target, r=result: k.judge_check(t, str(r)))
+            out.append(Statement(f"{target} is {result}", *verdicts))
         return out
 
     def answer(self, event: Event) -> Answer:
         data = event.data
         action = _plain(data.get("action"))
         actor = event.actor or "?"
-        answer = Answer(
+        return Answer(
             seq=event.seq,
             to=_to(event),
             actor=actor,
             type=event.type,
             kind=str(action.get("kind", "?")),
-            text=describe_action(action),
+            text=action_words(action, event.phase),
             phase=event.phase,
             team=self.team.get(actor, ""),
             thought=str(action.get("thought") or ""),
@@ -431,11 +388,6 @@ class _Builder:
             rejections=self.rejected.pop((actor, data.get("request")), []),
             usage=self.usage.get((actor, data.get("request"))),
         )
-        claim = action.get("claim")
-        if isinstance(claim, dict) and (claim.get("role") or claim.get("checks")):
-            answer.claim_text = _claim(claim)
-            answer.claim = self.judge_claim(actor, claim)
-        return answer
 
     def take(self, actor: str | None, kinds: tuple[str, ...]) -> Answer | None:
         """The actor's latest unplaced answer of one of ``kinds`` (it is placed by the caller)."""
@@ -450,35 +402,44 @@ class _Builder:
         if not self.pending:
             return
         phases = {a.phase for a in self.pending}
+        item = Item("answers", rows=[{"answer": a} for a in self.pending])
         if phases & BEAT_PHASES:
+            self.place_slots()
             self.beat += 1
-            label = f"Beat {self.beat}"
-        elif phases & NIGHT_PHASES:
-            label = "Night actions"
+            item.text = f"Beat {self.beat}"
         else:
-            label = "Answers"
-        self.add(Item("answers", text=label, rows=[{"answer": a} for a in self.pending]))
+            item.text = "Night actions" if phases & NIGHT_PHASES else "Answers"
+        self.add(item)
         self.pending = []
 
     def open_section(self, event: Event) -> None:
         data = event.data
         number = data.get("number", event.day)
         if event.type == "day":
-            section = Section(f"Day {number}", f"day-{number}", event.seq, f"alive: {', '.join(data.get('alive') or [])}", "day")
+            alive = f"alive: {', '.join(data.get('alive') or [])}"
+            section = Section(f"Day {number}", f"day-{number}", event.seq, alive, "day", glance=Glance("day", number))
+            self.nominations.clear()
         elif event.type == "night":
-            section = Section(f"Night {number}", f"night-{number}", event.seq, css="night")
+            section = Section(f"Night {number}", f"night-{number}", event.seq, css="night", glance=Glance("night", number))
         else:
             unpicked = data.get("unpicked")
             sub = f"{data.get('beats')} beats" + (f", {unpicked} cards face down" if unpicked is not None else "")
             section = Section(f"Hand {number} of {data.get('of')}", f"hand-{number}", event.seq, sub, "hand")
             self.beat = 0
+            self.slots = {}
+            self.declarations = []
         self.sections.append(section)
 
     # ---- events ------------------------------------------------------------------------------
     def feed(self, event: Event) -> None:
+        for knowledge in self.knowledge.values():
+            if event.visible_to(knowledge.name):
+                knowledge.see(event)
         t, data = event.type, event.data
         if t == "rejected":
-            answer = describe_action(data["action"]) if data.get("action") is not None else f"raw {_clip(repr(data.get('raw')))}"
+            answer = (
+                f"“{action_words(data['action'])}”" if data.get("action") is not None else f"raw {_clip(repr(data.get('raw')))}"
+            )
             rejection = Rejection(event.seq, _to(event), answer, str(data.get("reason", "")))
             self.rejected[(event.actor or "?", data.get("request"))].append(rejection)
             return
@@ -504,7 +465,10 @@ class _Builder:
             rows = self.ballots(data)
             self.flush()
             self.place_cards()
-            self.add(Item("votes", event.seq, _to(event), text=vote_title(data), data=data, rows=rows))
+            grid = vote_grid(data, rows, self.seats, dict(self.nominations))
+            self.add(Item("votes", event.seq, _to(event), text=vote_title(data), data={**data, "grid": grid}, rows=rows))
+            if self.glance() is not None:
+                self.glance().votes.append(vote_short(event.seq, _to(event), data))
             return
         self.flush()
         if t in SECTION_TYPES:
@@ -515,25 +479,162 @@ class _Builder:
         if t == "accusation" and self.attach_accusation(event):
             return
         if t == "round":
+            self.place_slots()
             self.beat = 0
+            self.slots = {}
             alive = ", ".join(data.get("alive") or [])
             self.add(Item("subhead", event.seq, text=f"Round {data.get('number')}", data={"subtitle": f"alive: {alive}"}))
             return
         if t == "hand_over":
-            self.add(Item("hand_over", event.seq, text=f"Hand {data.get('number')} over ({data.get('reason')})", data=data))
+            self.hand_over(event)
             return
         self.line(event)
 
     def line(self, event: Event) -> None:
+        t, data = event.type, event.data
         if event.to is None:
-            shown = _public(event, self.day_word)
-            text = f"{event.actor} accuses {event.data.get('accused')}." if shown is None else shown[0]
-            css = LINE_CLASS.get(event.type, "table" if event.type in MCKAY_LINES else "")
+            shown = public_line(event, self.day_word)
+            text = f"{event.actor} accuses {data.get('accused')}." if shown is None else shown[0]
+            css = LINE_CLASS.get(t, "table" if t in MCKAY_LINES else "")
         else:
             text = private_line(event)
-            css = "note" if event.audience == MODERATOR else LINE_CLASS.get(event.type, "private")
-        self.add(Item("line", event.seq, _to(event), audience_label(event.audience), text, css, event.actor or ""))
+            css = "note" if event.audience == MODERATOR else LINE_CLASS.get(t, "private")
+        item = Item("line", event.seq, _to(event), audience_label(event.audience), text, css, event.actor or "")
+        if t == "death":
+            item.text = self.death_line(event)
+        elif t == "game_over":
+            item.text = f"Game over: {self.result_words(event)}."
+            item.data["roles"] = _plain(data.get("roles"))
+        elif t in ("cop_declared", "declaration_void"):
+            self.declaration(event, item)
+        elif t in ("card_placed", "kill", "retracted", "judge_ruling"):
+            if t == "card_placed":
+                slot = data.get("slot")
+                item.text = f"{event.actor} " + (
+                    "takes the kill card back." if slot is None else f"puts the kill card {slot_words(slot)}."
+                )
+            self.move_card(event)
+        item.data.setdefault("actor", event.actor or "")
+        self.add(item)
+        self.note_glance(event)
 
+    # ---- days and nights at a glance ------------------------------------------------------------
+    def note_glance(self, event: Event) -> None:
+        row = self.glance()
+        if row is None:
+            return
+        t, data = event.type, event.data
+        if t == "death" and event.to is None:
+            row.deaths.append(self.death_entry(event))
+        elif t == "check_result":
+            checker = event.audience.removeprefix("player:")
+            row.checks.append((event.seq, _to(event), f"{checker} checked {data.get('target')}: {data.get('result')}"))
+        elif t in ("saved",) or (t == "night_resolution" and data.get("saved")):
+            row.notes.append((event.seq, _to(event), f"{data.get('player') or data.get('saved')} saved by the doctor"))
+        elif t in ("trial", "runoff", "lot") and event.to is None:  # charges show as their votes
+            who = names(data.get("candidates")) if t == "runoff" else str(data.get("player"))
+            text = {"trial": f"{who} on trial", "runoff": f"runoff: {who}", "lot": f"the lot falls on {who}"}[t]
+            row.court.append((event.seq, _to(event), text))
+
+    def death_entry(self, event: Event) -> dict[str, Any]:
+        """A death for the strip: who, how, and the card as each judge knew it then."""
+        player, cause = str(event.data.get("player")), str(event.data.get("cause"))
+        shown = event.data.get("role")
+        views: dict[str, str] = {}
+        for name, knowledge in self.knowledge.items():
+            known = knowledge.side_of(player)
+            if known is not None and not shown:
+                views[name] = known[0]
+        groups: dict[str, list[str]] = defaultdict(list)
+        for name, card in views.items():
+            groups[card].append(name)
+        return {
+            "seq": event.seq, "player": player, "cause": DEATH_VERBS.get(cause, cause),
+            "shown": shown, "truth": None if (shown or self.viewer) else self.role.get(player),
+            "views": [(names_, card) for card, names_ in groups.items()],
+        }  # fmt: skip
+
+    def fate_of(self, event: Event) -> Fate:
+        data = event.data
+        role = data.get("role")
+        return Fate(str(data.get("player")), str(data.get("cause")), event.day, event.phase, str(role) if role else None)
+
+    def death_line(self, event: Event) -> str:
+        fate = self.fate_of(event)
+        card = f" — was {fate.role}" if fate.role else ""
+        by = event.data.get("by")
+        if self.mckay:  # a hand's death: who killed, and how (two kill cards in trio's round 1)
+            how = {"vote": " (two kill cards on him)", "simultaneous": " (both killed in the same beat)"}.get(fate.cause, "")
+            return f"† {fate.player} is killed" + (f" by {names(by)}" if by else "") + f"{how}{card}."
+        return f"† {fate.player}: {fate.text()}{card}."
+
+    def result_words(self, event: Event) -> str:
+        data = event.data
+        roles = _plain(data.get("roles"))
+        dead = set(fates(self.events))
+        alive = {n: r for n, r in roles.items() if n not in dead}
+        scores = None
+        if self.mckay:
+            over = [e for e in self.events if e.type == "hand_over"]
+            scores = _plain(over[-1].data.get("scores")) if over else {}
+        return result_text(
+            data.get("winner"), str(data.get("reason")), alive_roles=alive, team_of=self.team_of, scores=scores,
+            max_days=_plain(self.transcript.header.get("options")).get("max_days"),
+        )  # fmt: skip
+
+    # ---- McKay ------------------------------------------------------------------------------------
+    def declaration(self, event: Event, item: Item) -> None:
+        """A cop declaration is a claim: true if the declarer holds the cop card, else a lie."""
+        declarer = event.actor or "?"
+        real = self.role.get(declarer)
+        truth = None if real is None else Verdict(real == "cop", "" if real == "cop" else f"really {real}")
+        statement = Statement(f"{declarer} is the cop", *self.judged(event, truth, lambda k: k.judge_cop(declarer)))
+        item.claims.append(statement)
+        self.declarations.append((declarer, statement))
+
+    def move_card(self, event: Event) -> None:
+        """trio: where each kill card lies, after every move (shown under the beat)."""
+        t, data, actor = event.type, event.data, event.actor or "?"
+        if t == "card_placed":
+            self.slots[actor] = data.get("slot")
+        elif t == "kill" and self.variant == "trio":
+            self.slots[actor] = data.get("target")
+        elif t == "retracted":
+            self.slots[actor] = None
+        elif t == "judge_ruling":  # the second of the two kills never happened: that card goes back to hand
+            second = self.slots.get(str(data.get("first")))
+            if second is not None:
+                self.slots[str(second)] = None
+        else:
+            return
+        self.slots_moved = True
+
+    def place_slots(self) -> None:
+        """trio: after a beat in which a card moved, where every kill card lies now."""
+        if self.slots_moved:
+            self.add(Item("slots", data={"slots": beat_slots(self.slots)}))
+            self.slots_moved = False
+
+    def hand_over(self, event: Event) -> None:
+        self.place_slots()
+        data = event.data
+        end = HAND_ENDS.get(str(data.get("reason")), str(data.get("reason")).replace("_", " "))
+        deaths = []
+        for d in data.get("deaths") or []:
+            by = names(d.get("by")) if d.get("by") else "somebody"
+            if d.get("cause") == "vote":  # trio, round 1: two kill cards on one player
+                deaths.append(f"{by} put their kill cards on {d.get('player')}")
+            else:
+                deaths.append(f"{by} killed {d.get('player')}")
+        cards = [(n, str(c), self.team_of.get(str(c), "")) for n, c in _plain(data.get("roles")).items()]
+        shown = {**data, "cards": cards, "death_words": deaths}  # the event's own data stays as recorded
+        self.add(Item("hand_over", event.seq, text=f"Hand {data.get('number')} over, ended by {end}", data=shown))
+        self.sections[-1].hand = {
+            "seq": event.seq, "number": data.get("number"), "cards": cards, "end": end, "deaths": deaths,
+            "points": _plain(data.get("points")), "scores": _plain(data.get("scores")), "declarations": list(self.declarations),
+        }  # fmt: skip
+
+    # ---- cards, speeches, votes --------------------------------------------------------------------
     def card(self, event: Event) -> None:
         """A card dealt: the truth for judging claims, and a chip in the next "cards dealt" row."""
         name = event.audience.removeprefix("player:")
@@ -552,22 +653,34 @@ class _Builder:
     def speech(self, event: Event, answer: Answer | None) -> None:
         data = event.data
         kind = str(data.get("kind") or "discussion")
+        actor = event.actor or "?"
         notes = []
         if data.get("accuse"):
             notes.append(f"accuses {data['accuse']}")
         if data.get("nominate"):
             notes.append(f"nominates {data['nominate']}")
+            self.nominations[str(data["nominate"])].append(actor)
         if data.get("floor"):
-            notes.append(f"hands the floor to {', '.join(map(str, data['floor']))}")
+            notes.append(f"hands the floor to {names(data['floor'])}")
         if kind == "channel" and data.get("target") is not None:
             notes.append(f"points at {data['target']}" + (f" (round {data['round']})" if data.get("round") else ""))
-        self.add(
-            Item(
-                "speech", event.seq, _to(event), audience_label(event.audience), str(data.get("text") or ""),
-                actor=event.actor or "?", answer=answer,
-                data={"kind": kind, "notes": notes, "accuse": data.get("accuse"), "team": self.team.get(event.actor or "", "")},
-            )
+        item = Item(
+            "speech", event.seq, _to(event), audience_label(event.audience), str(data.get("text") or ""),
+            actor=actor, answer=answer,
+            data={"kind": kind, "notes": notes, "accuse": data.get("accuse"), "team": self.team.get(actor, "")},
         )  # fmt: skip
+        claim = data.get("claim")
+        if isinstance(claim, dict) and (claim.get("role") or claim.get("checks")):
+            item.data["claim_text"] = claim_words(claim)
+            item.claims = self.judge_claim(event, actor, claim)
+            row = self.glance()
+            if row is not None:
+                row.claims.append((event.seq, _to(event), actor, item.claims))
+        row = self.glance()
+        target = data.get("accuse") or data.get("nominate")
+        if row is not None and target:
+            row.accused.setdefault(str(target), []).append(actor)
+        self.add(item)
 
     def attach_accusation(self, event: Event) -> bool:
         """An accusation is shown on the speech that made it (it is the same act, seen by all)."""
@@ -584,19 +697,40 @@ class _Builder:
         """A vote's rows in seat order, each with the voter's own answer (its thought)."""
         rows = []
         if "yes" in data:
-            order = {n: i for i, n in enumerate(self.transcript.header.get("seats") or [])}
+            order = {n: i for i, n in enumerate(self.seats)}
             ballots = [(n, "yes") for n in data.get("yes") or []] + [(n, "no") for n in data.get("no") or []]
             for voter, choice in sorted(ballots, key=lambda b: order.get(b[0], len(order))):
-                rows.append({"voter": voter, "choice": choice, "css": choice, "answer": self.take(voter, ("verdict",))})
+                answer = self.take(voter, ("verdict",))
+                rows.append(
+                    {
+                        "voter": voter,
+                        "choice": choice,
+                        "target": choice,
+                        "css": choice,
+                        "team": self.team.get(voter, ""),
+                        "answer": answer,
+                    }
+                )
             return rows
         for voter, target in _plain(data.get("votes")).items():
             choice, css = ("abstains", "abstain") if target is None else (f"→ {target}", "for")
-            rows.append({"voter": voter, "choice": choice, "css": css, "answer": self.take(voter, ("vote",))})
+            answer = self.take(voter, ("vote",))
+            rows.append(
+                {
+                    "voter": voter,
+                    "choice": choice,
+                    "target": target,
+                    "css": css,
+                    "team": self.team.get(voter, ""),
+                    "answer": answer,
+                }
+            )
         return rows
 
     def finish(self) -> None:
         self.flush()
         self.place_cards()
+        self.place_slots()
         leftovers = [r for rs in self.rejected.values() for r in rs]
         if leftovers:  # rejected answers of a decision the game never settled (a stopped game)
             self.add(Item("answers", text="Unsettled", rows=[{"rejection": r} for r in leftovers]))
@@ -607,7 +741,7 @@ def vote_title(data: dict[str, Any]) -> str:
     vote = str(data.get("vote", "")).replace("_", " ").capitalize() or "Vote"
     on = f" on {data['accused']}" if data.get("accused") else ""
     if not on and data.get("candidates"):
-        on = f" on {_and(data['candidates'])}"
+        on = f" on {names(data['candidates'])}"
     if "yes" in data:
         yes, no = data.get("yes") or [], data.get("no") or []
         outcome = "passes" if data.get("passed") else "fails"
@@ -616,21 +750,7 @@ def vote_title(data: dict[str, Any]) -> str:
     tied = data.get("tied") or []
     if result is not None:
         return f"{vote} vote{on} — {result}"
-    return f"{vote} vote{on} — " + (f"tie between {_and(tied)}" if tied else "nobody")
-
-
-def _fates(story_events: list[Event], summary: dict[str, Any] | None, day_word: str) -> dict[str, tuple[str, str]]:
-    """seat -> (what the table was told, the recorded cause when different)."""
-    told: dict[str, tuple[str, int]] = {}
-    for e in story_events:
-        if e.type == "death" and e.to is None:
-            told[str(e.data.get("player"))] = (str(e.data.get("cause")), e.day)
-    truth = {d.get("player"): d.get("cause") for d in (summary or {}).get("deaths") or [] if isinstance(d, dict)}
-    out = {}
-    for name, (cause, day) in told.items():
-        real = truth.get(name)
-        out[name] = (f"died {day_word.lower()} {day} ({cause})", str(real) if real and real != cause else "")
-    return out
+    return f"{vote} vote{on} — " + (f"tie between {names(tied)}" if tied else "nobody")
 
 
 def _known_by(events: list[Event], name: str) -> list[str] | None:
@@ -644,53 +764,61 @@ def _known_by(events: list[Event], name: str) -> list[str] | None:
     return sorted(knew)
 
 
-def _result(header: dict[str, Any], summary: dict[str, Any] | None, events: list[Event], mckay: bool) -> str:
+def _result(builder: _Builder, summary: dict[str, Any] | None) -> str:
+    events = builder.events
     over = next((e for e in reversed(events) if e.type == "game_over"), None)
-    if over is None:
-        if summary is None:
-            return "unfinished (no summary: the run crashed or is still going)"
-        if summary.get("aborted"):
-            return f"stopped before the end ({summary['aborted']})"
-        if not summary.get("finished"):
-            return "unfinished"
-    data = over.data if over is not None else summary or {}
-    winner, reason = data.get("winner"), data.get("reason")
-    if winner in (None, "draw"):
-        return f"a draw ({reason})"
-    return f"{winner} wins" + (" the match" if mckay else "") + f" ({reason})"
+    if over is not None:
+        return builder.result_words(over)
+    if summary is None:
+        return "unfinished (no summary: the run crashed or is still going)"
+    if summary.get("aborted"):
+        return f"stopped before the end ({summary['aborted']})"
+    if not summary.get("finished") or summary.get("reason") is None:
+        return "unfinished"
+    return result_text(summary.get("winner"), str(summary.get("reason")), team_of=builder.team_of)
 
 
-def build_story(transcript: Transcript) -> Story:
-    """Read a transcript into a :class:`Story` (no I/O)."""
-    builder = _Builder(transcript)
+def build_story(transcript: Transcript, viewer: str | None = None, beliefs: list[dict[str, Any]] | None = None) -> Story:
+    """Read a transcript into a :class:`Story` (no I/O).
+
+    With ``viewer``, the story of that seat's own page: built from :func:`seat_transcript`, so it
+    holds that seat's events and nothing else. ``beliefs`` (from a tournament database: seat,
+    day, target, p, truth) add each seat's stated P(mafia) of the others.
+    """
+    if viewer is not None:
+        transcript = seat_transcript(transcript, viewer)
+    builder = _Builder(transcript, viewer)
     events = builder.events
     for event in events:
         builder.feed(event)
     builder.finish()
     header, summary = transcript.header, transcript.summary
     mckay = builder.mckay
-    seats = _seats(header, summary, events, transcript, mckay)
+    seats = _seats(builder, summary)
     sections = [s for s in builder.sections if s.items or s.seq is not None]
     over = next((e for e in reversed(events) if e.type == "game_over"), None)
     winner = over.data.get("winner") if over is not None else None
     total = sum(c.cost for u in builder.usage.values() for c in u.calls)
     calls = sum(len(u.calls) for u in builder.usage.values())
+    grids = belief_grids(beliefs or [], builder.seats, viewer)
+    teams = sorted(set(builder.team_of.values()), key=lambda t: (t != "town", t))
     return Story(
-        variant=str(header.get("variant")), seed=header.get("seed"), header=header, summary=summary, events=events,
-        seats=seats, sections=sections, result=_result(header, summary, events, mckay), mckay=mckay, calls=calls, cost=total,
-        winner=None if over is None else str(winner or "draw"),
+        variant=builder.variant, seed=header.get("seed"), header=header, summary=summary, events=events,
+        seats=seats, sections=sections, result=_result(builder, summary), mckay=mckay, calls=calls, cost=total,
+        winner=None if over is None else str(winner or "draw"), viewer=viewer,
+        known={n: k.facts for n, k in builder.knowledge.items()}, beliefs=grids, teams=teams,
     )  # fmt: skip
 
 
-def _seats(
-    header: dict[str, Any], summary: dict[str, Any] | None, events: list[Event], transcript: Transcript, mckay: bool
-) -> list[Seat]:
-    specs = _plain(header.get("players"))
+def _seats(builder: _Builder, summary: dict[str, Any] | None) -> list[Seat]:
+    events, transcript, mckay, viewer = builder.events, builder.transcript, builder.mckay, builder.viewer
+    specs = _plain(transcript.header.get("players"))
     first_role: dict[str, tuple[str, str]] = {}
     for e in events:
         if e.type == "role":
             first_role.setdefault(e.audience.removeprefix("player:"), (str(e.data.get("role")), str(e.data.get("team"))))
-    fates = _fates(events, summary, "Hand" if mckay else "Day")
+    told = fates(events)
+    truth = {d.get("player"): d.get("cause") for d in (summary or {}).get("deaths") or [] if isinstance(d, dict)}
     scores: dict[str, int] = {}
     for e in events:
         if e.type == "hand_over":
@@ -700,22 +828,30 @@ def _seats(
     per_player = _plain((summary or {}).get("per_player"))
     usage = _plain((summary or {}).get("usage"))
     decisions: dict[str, list[Usage]] = defaultdict(list)
-    for (player, _request), u in _calls_by_decision(transcript).items():
+    for (player, _request), u in builder.usage.items():
         decisions[player].append(u)
     counted = Counter(e.actor for e in events if e.type == "forfeit")
     rejected = Counter(e.actor for e in events if e.type == "rejected")
+    mine = builder.knowledge.get(viewer) if viewer is not None else None
     out = []
-    for name in header.get("seats") or []:
+    for name in builder.seats:
         role, team = first_role.get(name, ("", ""))
+        if mine is not None and name != viewer:  # a seat's own page: the cards it knew, nothing more
+            known, side = mine.side_of(name), mine.sides.get(name)
+            role, team = (known[0] if known else ""), (side[0] if side else "")
         seat = Seat(name, str(specs.get(name, "?")), role, team)
         if mckay:
             seat.score = scores.get(name)
             seat.won = None if winner is None else winner == name
             seat.fate = ""
         else:
-            seat.known_by = _known_by(events, name)
-            seat.fate, seat.true_fate = fates.get(name, ("alive", ""))
-            seat.won = None if winner is None or winner == "draw" else team == winner
+            seat.known_by = None if viewer is not None else _known_by(events, name)
+            fate = told.get(name)
+            seat.fate = fate.text() if fate is not None else "alive"
+            real = truth.get(name)
+            seat.true_fate = fate.text(str(real)) if fate is not None and real and real != fate.cause else ""
+            decided = winner is not None and winner != "draw" and team in builder.team_of.values()
+            seat.won = (team == winner) if decided else None
         seat.counts = _plain(per_player.get(name)) or {
             "decisions": sum(1 for e in events if e.type in ("action", "forfeit") and e.actor == name),
             "forfeits": counted[name],

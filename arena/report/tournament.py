@@ -1,9 +1,11 @@
 """The report of a tournament database: the leaderboard, its plots, and a page for every game.
 
-The numbers are the tournament's own (:func:`arena.tournament.leaderboard.build_report`: ratings,
-every metric with its bootstrap interval, the separation of adjacent models) and so are the plots
-(:func:`~arena.tournament.leaderboard.plot`), embedded as base64 PNG so that the index stays one
-file. Each game links to its page, rendered from the transcript the database points at.
+The numbers are the tournament's own (:func:`arena.tournament.leaderboard.build_report`: the skill
+model's deception and detection, the paired comparisons with their p-values and power, every
+metric with its bootstrap interval, the ratings) and so are the plots
+(:func:`arena.tournament.plots.plot`, made to be read at the 640 pixels the page shows them),
+embedded as base64 PNG so that the index stays one file. Each game links to its page, rendered
+from the transcript the database points at.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from arena.outcome import result_text
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
 
@@ -23,6 +26,20 @@ def _transcript(recorded: str, database: Path) -> Path | None:
     path = Path(recorded)
     candidates = [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
     return next((p for p in candidates if p.is_file()), None)
+
+
+def _beliefs(db: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each game's belief answers (seat, day, target, p, truth); none in a database without them."""
+    import sqlite3
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    try:
+        rows = db.rows("SELECT game, seat, day, target, p, truth FROM beliefs ORDER BY game, seat, day, target")
+    except sqlite3.Error:  # an older database: no belief table
+        return out
+    for row in rows:
+        out.setdefault(str(row["game"]), []).append(dict(row))
+    return out
 
 
 def _page_name(key: str) -> str:
@@ -35,7 +52,14 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     Returns the index, the number of games and one line per game whose page could not be made.
     """
     from arena.tournament.db import Database, DatabaseError
-    from arena.tournament.leaderboard import build_report, plot
+    from arena.tournament.leaderboard import (
+        build_report,
+        comparison_sections,
+        difference_lines,
+        ratings_table,
+        skill_tables,
+    )
+    from arena.tournament.plots import plot
 
     try:
         with Database(path, create=False) as db:
@@ -44,6 +68,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
             players = [dict(p) for p in db.player_games()]
             failed = [dict(a) for a in db.rows("SELECT game, transcript, started, error FROM attempts WHERE error IS NOT NULL")]
             meta = db.meta()
+            beliefs = _beliefs(db)
     except DatabaseError as exc:
         raise ReportError(str(exc)) from None
     if not games:
@@ -63,12 +88,13 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     for game in games:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
+        row["result"] = result_text(row.get("winner"), str(row.get("reason") or ""))  # in words, never the code
         source = _transcript(str(game["transcript"]), path)
         row["link"] = ""
         if source is None:
             missing.append(f"{game['key']}: transcript {game['transcript']} not found")
         else:
-            made = story_page(source, index_link="../index.html")
+            made = story_page(source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])))
             if isinstance(made, str):
                 missing.append(f"{game['key']}: {made}")
             else:
@@ -79,6 +105,8 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     index = out / "index.html"
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
+        skills=skill_tables(board), differences=difference_lines(board), comparisons=comparison_sections(board),
+        ratings=ratings_table(board),
         games=rows, failed=failed, missing=missing, version=arena.__version__,
     )  # fmt: skip
     index.write_text(html, encoding="utf-8")

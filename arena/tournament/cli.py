@@ -26,23 +26,24 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .db import DatabaseError
     from .distributed import ClusterError, RayExecutor
     from .progress import RunProgress
-    from .runner import run_tournament
+    from .runner import EndpointCheckError, run_tournament
 
     config = load_tournament(args.config)
     if args.db:
         config.database = Path(args.db)
     if args.transcripts:
         config.transcripts = Path(args.transcripts)
+    calls = _calls(args, config.transcripts)
 
     def echo(line: str) -> None:
         if not args.quiet:
             print(line, flush=True)
 
-    executor = RayExecutor(config, args.ray, echo=echo) if args.ray is not None else None
+    executor = RayExecutor(config, args.ray, echo=echo, calls=calls) if args.ray is not None else None
     try:
         with RunProgress(cost=True) as bar:
-            report = asyncio.run(run_tournament(config, echo, executor=executor, progress=bar.update))
-    except (DatabaseError, ClusterError) as exc:
+            report = asyncio.run(run_tournament(config, echo, calls=calls, executor=executor, progress=bar.update))
+    except (DatabaseError, EndpointCheckError, ClusterError) as exc:
         raise _cli_error(str(exc)) from None
     except KeyboardInterrupt:
         print("interrupted: finished games are in the database; run the same command to go on", file=sys.stderr)
@@ -50,33 +51,59 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     print("\n".join(report.lines(config)))
     if not args.quiet and report.played + report.skipped:
         print(f"next: arena leaderboard {config.database}")
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.down else 0
+
+
+def _calls(args: argparse.Namespace, transcripts: Path) -> Any:
+    """``--record-calls [DIR]`` (default: beside the transcripts) or ``--replay-calls DIR``, checked."""
+    from .runner import TournamentCalls
+
+    if args.record_calls is None and args.replay_calls is None:
+        return None
+    from arena.players.llm.cassette import missing_vcrpy
+
+    why = missing_vcrpy()
+    if why:
+        raise _cli_error(why)
+    if args.replay_calls is not None:
+        folder = Path(args.replay_calls)
+        if not folder.is_dir():
+            raise _cli_error(f"--replay-calls: {folder}: no such folder (the recorded run's cassettes)")
+        return TournamentCalls("replay", folder)
+    folder = Path(args.record_calls) if args.record_calls else transcripts
+    if folder.exists() and not folder.is_dir():
+        raise _cli_error(f"--record-calls: {folder} is not a folder")
+    return TournamentCalls("record", folder)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .db import Database, DatabaseError
-    from .leaderboard import build_report, default_output_dir, print_report, write_outputs
+    from .leaderboard import build_report, default_output_dir, print_report, to_json, write_outputs
 
     path = Path(args.db)
+    if not 0 < args.target < 1:
+        raise _cli_error(f"--target {args.target}: give a difference between 0 and 1 (e.g. 0.10)")
     try:
         with Database(path, create=False) as db:
-            report = build_report(db, seed=args.seed)
+            report = build_report(db, seed=args.seed, target=args.target)
     except DatabaseError as exc:
         raise _cli_error(str(exc)) from None
     if not report.total_games:
         raise _cli_error(f"{path}: no finished game yet")
-    console = Console()
-    if not console.is_terminal:  # piped or redirected: wide enough that intervals are not wrapped
-        console = Console(width=200)
-    print_report(report, console)
+    if args.json:
+        print(to_json(report, str(path)))
+    else:
+        print_report(report, Console(width=max(80, Console().width)))
+    if args.json and not args.out:
+        return 0  # the JSON alone: no files unless asked for
     out = Path(args.out) if args.out else default_output_dir(path)
     try:
         written = write_outputs(report, out, str(path))
     except OSError as exc:
         raise _cli_error(f"cannot write to {out}: {exc.strerror or exc}") from None
-    print("wrote " + ", ".join(str(p) for p in written))
+    print(f"wrote to {out}: " + ", ".join(p.name for p in written), file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -113,13 +140,23 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else transcripts/NAME.sqlite)")
     p.add_argument("--transcripts", metavar="DIR", help="transcript folder (default: the config's, else transcripts/NAME)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    calls = p.add_mutually_exclusive_group()
+    calls.add_argument(
+        "--record-calls", nargs="?", const="", metavar="DIR",
+        help="record each game's model HTTP exchanges to DIR/<game>.calls.yaml (default DIR: the transcripts folder)",
+    )  # fmt: skip
+    calls.add_argument(
+        "--replay-calls", metavar="DIR", help="answer every model request from DIR's cassettes: no network (use a new --db)"
+    )
     _ray_option(p)
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("leaderboard", help="print a tournament's leaderboard; write Markdown, CSV and plots")
     p.add_argument("db", help="tournament database (.sqlite)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: next to the database, NAME-leaderboard)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and randomization tests (default 0)")
+    p.add_argument("--target", type=float, default=0.10, help="difference the power figures are for (default 0.10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (comparisons, skills, …); files only with --out")
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("balance", help="town win rate per table size over many bot games, in parallel processes")

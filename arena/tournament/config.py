@@ -8,6 +8,7 @@
     concurrency = 8                # games in flight at once
     cost_cap = 5.0                 # dollars; no new game starts once the accounted cost reaches it
     beliefs = false                # ask every model seat once per day for P(mafia) of each other player
+    third_party = "bot"            # who plays a third side (cove's maniac): a seat spec, or "rotate"
     decision_timeout = 300         # seconds one decision may take (model seats); none by default
     database = "transcripts/demo.sqlite"   # default transcripts/<name>.sqlite (git-ignored)
     transcripts = "transcripts/demo"       # default transcripts/<name>
@@ -67,6 +68,7 @@ class _File(BaseModel):
     cost_cap: float | None = Field(None, ge=0)
     beliefs: bool = False
     decision_timeout: float | None = Field(None, gt=0)
+    third_party: str | _Model = "bot"
     database: str | None = None
     transcripts: str | None = None
     models: dict[str, str | _Model]
@@ -85,6 +87,16 @@ class _File(BaseModel):
                 raise ValueError(f"model {name}: empty seat spec")
             if text.strip() == "human":
                 raise ValueError(f"model {name}: a tournament cannot seat a human")
+        return value
+
+    @field_validator("third_party")
+    @classmethod
+    def _third_party(cls, value: str | _Model) -> str | _Model:
+        text = (value if isinstance(value, str) else value.spec).strip()
+        if not text:
+            raise ValueError("empty seat spec")
+        if text == "human":
+            raise ValueError("a tournament cannot seat a human")
         return value
 
 
@@ -111,6 +123,10 @@ class VariantEntry:
         return self.cls.name
 
 
+ROTATE = "rotate"
+THIRD_PREFIX = "third:"  # the model name of a fixed third party's seats (competitors' names have no ':')
+
+
 @dataclass(slots=True)
 class TournamentConfig:
     name: str
@@ -124,6 +140,9 @@ class TournamentConfig:
     models: tuple[ModelEntry, ...]
     variants: tuple[VariantEntry, ...]
     path: Path | None = None
+    #: who plays the seats of a third side (cove's maniac): a fixed player, or ``None`` to rotate the
+    #: models outside the pairing (see :func:`arena.tournament.design.build_design`)
+    third_party: ModelEntry | None = field(default_factory=lambda: ModelEntry(THIRD_PREFIX + "bot", "bot"))
 
     @property
     def pairings(self) -> list[tuple[ModelEntry, ModelEntry]]:
@@ -154,6 +173,16 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
             models.append(ModelEntry(name, entry.strip()))
         else:
             models.append(ModelEntry(name, entry.spec.strip(), dict(entry.model_extra or {})))
+    third = raw.third_party
+    third_spec = (third if isinstance(third, str) else third.spec).strip()
+    third_party: ModelEntry | None
+    if third_spec == ROTATE:
+        if len(models) < 3:
+            raise fail("third_party: 'rotate' needs at least three models (a model outside each pairing)")
+        third_party = None
+    else:
+        settings = {} if isinstance(third, str) else dict(third.model_extra or {})
+        third_party = ModelEntry(THIRD_PREFIX + third_spec, third_spec, settings)
     block = 2 * len(models) * (len(models) - 1) // 2
     variants = []
     for i, v in enumerate(raw.variants):
@@ -196,6 +225,7 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
         transcripts=Path(raw.transcripts or f"transcripts/{name}"),
         models=tuple(models),
         variants=tuple(variants),
+        third_party=third_party,
     )
 
 

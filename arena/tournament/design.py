@@ -2,23 +2,40 @@
 
 Every game belongs to a **mirrored pair**: the same variant, size, seed and therefore the same
 deal, played twice by the same two models with the assignment swapped between the two sides.
-In a team variant (``classic``, ``village``, ``cove``) side A is every seat dealt a non-town card
-(the mafia, and the cove maniac) and side B the town; in the McKay games, whose cards are dealt
-again every hand, side A is the first half of the seats (``players // 2``) and side B the rest.
-Within a pair each model therefore holds every seat, and so every card of the deal (mafia,
-inspector, doctor, …), exactly once: deal luck cancels and role families are played equally often.
+In a team variant (``classic``, ``village``, ``cove``) side A is every seat dealt a mafia card and
+side B the town; in the McKay games, whose cards are dealt again every hand, side A is the first
+half of the seats (``players // 2``) and side B the rest. Within a pair each model therefore holds
+every seat of the two sides, and so every card of them (mafia, inspector, doctor, …), exactly
+once: deal luck cancels and role families are played equally often.
 
 A **round** plays one mirrored pair for every pairing of models, on one seed per variant and size
 (every pairing sees the same deals). Games are listed round by round across all variants, so a run
 stopped early (cost cap, kill) leaves complete rounds behind it, not one variant finished and
 another untouched. Seeds derive from the tournament seed, the variant, the size and the round
 only: adding rounds, models or variants later keeps the seeds of the games already played.
+
+**Names and seating.** Each round also draws, from its seed, the seat names (a sample of
+:data:`NAME_POOL`, larger than any table) in a random seating order; both games of a pair, and
+every pairing of the round, share them. The mirror stays exact, while the names and positions a
+model's cards happen to sit at change from round to round, so name and speaking-order effects
+(Mini-Mafia, arXiv 2509.23023) average out of a model's absolute figures.
+
+**A third side.** A team that is neither town nor mafia (cove's maniac) is played by neither model
+of the pairing — a model that held the mafia seats and the maniac would play two opposed teams.
+The config's ``third_party`` names who plays it: a fixed seat spec (default ``bot``, the same in
+both games of a pair, part of the table like the deal), or ``rotate``: the models outside the
+pairing take turns, round by round, so no model ever plays against itself.
+
+**Player seeds.** Each game gives its players a seed of their own, derived from the game's key:
+two copies of one seeded player (the null case, ``random`` under two names) play the two games of
+a pair with independent draws instead of replaying the same game twice.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +46,15 @@ from arena.engine import Game, GameOptions
 from .config import ModelEntry, TournamentConfig
 
 TOWN = "town"
+MAFIA = "mafia"
+
+#: Seat names a round draws from: the 32 default names and 32 more, so even a 32-seat table gets a
+#: sample, and every table size a new seating order each round.
+NAME_POOL: tuple[str, ...] = (
+    *DEFAULT_NAMES,
+    "Ada", "Ben", "Cora", "Dan", "Ella", "Finn", "Gil", "Hana", "Ian", "Jude", "Kai", "Lea", "Mia", "Nia", "Otto", "Pia",
+    "Raj", "Sam", "Tess", "Ugo", "Vic", "Wen", "Xan", "Yuri", "Zed", "Amy", "Bram", "Cleo", "Dov", "Edi", "Gia", "Ike",
+)  # fmt: skip
 
 
 def deals_per_hand(cls: type[Game]) -> bool:
@@ -39,10 +65,16 @@ def deals_per_hand(cls: type[Game]) -> bool:
 
 
 def side_of(cls: type[Game], role: str | None, seat_index: int, players: int) -> str:
-    """``mafia`` / ``town`` by the seat's card in a team variant; ``A`` / ``B`` by seat in McKay's."""
+    """The seat's team in a team variant (``mafia``, ``town``, or a third side such as ``maniac``);
+    ``A`` / ``B`` by seat in McKay's games."""
     if deals_per_hand(cls):
         return "A" if seat_index < players // 2 else "B"
-    return TOWN if cls.team_of.get(role or "", TOWN) == TOWN else "mafia"
+    return cls.team_of.get(role or "", TOWN)
+
+
+def has_third_side(cls: type[Game]) -> bool:
+    """Does the variant deal a team that is neither town nor mafia (cove's maniac)?"""
+    return not deals_per_hand(cls) and any(team not in (TOWN, MAFIA) for team in cls.team_of.values())
 
 
 def derive_seed(seed: int, variant: str, players: int, round_: int) -> int:
@@ -50,9 +82,16 @@ def derive_seed(seed: int, variant: str, players: int, round_: int) -> int:
     return int.from_bytes(digest[:4], "big") % 1_000_000_000
 
 
+def draw_names(seed: int, variant: str, players: int, round_: int) -> tuple[str, ...]:
+    """The round's seat names in seating order: a seeded sample of :data:`NAME_POOL`."""
+    rng = random.Random(f"names:{seed}:{variant}:{players}:{round_}")
+    return tuple(rng.sample(NAME_POOL, players))
+
+
 @dataclass(slots=True, frozen=True)
 class GameSpec:
-    """One game of the design; ``first`` plays side A, ``second`` side B."""
+    """One game of the design, everything needed to play it: ``first`` plays the mafia (McKay: side
+    A), ``second`` the town (side B), ``third`` any third side (cove's maniac; ``None`` without one)."""
 
     key: str
     variant: type[Game]
@@ -62,10 +101,18 @@ class GameSpec:
     seed: int
     first: ModelEntry
     second: ModelEntry
+    names: tuple[str, ...] = ()
+    third: ModelEntry | None = None
 
     @property
     def seats(self) -> tuple[str, ...]:
-        return DEFAULT_NAMES[: self.players]
+        return self.names or DEFAULT_NAMES[: self.players]
+
+    @property
+    def player_seed(self) -> int:
+        """The seed every player of this game is built with (differs between the games of a pair)."""
+        digest = hashlib.sha256(f"players:{self.seed}:{self.key}".encode()).digest()
+        return int.from_bytes(digest[:4], "big") % 1_000_000_000
 
     @property
     def pairing(self) -> str:
@@ -82,7 +129,17 @@ class GameSpec:
 
     def assignment(self, game: Game) -> dict[str, ModelEntry]:
         """Seat -> the model that plays it."""
-        return {s: self.first if side in ("mafia", "A") else self.second for s, side in self.sides(game).items()}
+        out = {}
+        for seat, side in self.sides(game).items():
+            if side in (MAFIA, "A"):
+                out[seat] = self.first
+            elif side in (TOWN, "B"):
+                out[seat] = self.second
+            elif self.third is not None:
+                out[seat] = self.third
+            else:
+                raise ValueError(f"{self.key}: nobody is set to play the {side} side")
+        return out
 
     def fingerprint(self) -> str:
         """What makes two runs of this key the same game (checked when a run resumes)."""
@@ -93,7 +150,10 @@ class GameSpec:
             "seed": self.seed,
             "first": [self.first.name, self.first.spec],
             "second": [self.second.name, self.second.spec],
+            "names": list(self.seats),
         }
+        if self.third is not None:
+            data["third"] = [self.third.name, self.third.spec]
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -113,11 +173,22 @@ def build_design(config: TournamentConfig) -> list[GameSpec]:
                 continue
             for size in v.sizes:
                 seed = derive_seed(config.seed, v.name, size, r)
+                names = draw_names(config.seed, v.name, size, r)
                 for x, y in config.pairings:
+                    third = third_party(config, x, y, r) if has_third_side(v.cls) else None
                     for first, second in ((x, y), (y, x)):
                         key = game_key(v.name, size, r, first.name, second.name)
-                        out.append(GameSpec(key, v.cls, v.options, size, r, seed, first, second))
+                        out.append(GameSpec(key, v.cls, v.options, size, r, seed, first, second, names, third))
     return out
+
+
+def third_party(config: TournamentConfig, x: ModelEntry, y: ModelEntry, round_: int) -> ModelEntry:
+    """Who plays a third side in the pairing's games of a round: the config's fixed player, or
+    (``rotate``) the models outside the pairing in config order, one per round in turn."""
+    if config.third_party is not None:
+        return config.third_party
+    others = [m for m in config.models if m.name not in (x.name, y.name)]
+    return others[(round_ - 1) % len(others)]
 
 
 def role_counts(design: list[GameSpec]) -> Mapping[tuple[str, str, int, str], int]:

@@ -62,7 +62,7 @@ from arena.transcript import utc_now
 
 from .config import ModelEntry, TournamentConfig
 from .design import GameSpec
-from .runner import BUILTIN_KINDS, GameOutcome, GameSession, WorkerLost
+from .runner import BUILTIN_KINDS, GameOutcome, GameSession, TournamentCalls, WorkerLost, replay_overrides
 
 WORKER_TRIES = 3  # plays of one game when its worker keeps dying
 MODEL_GAME_CPUS = 0.25  # CPUs a game of remote model seats asks for (it mostly waits on the network)
@@ -292,40 +292,69 @@ class _Tail:
         return data[:end].decode("utf-8")
 
 
-def play_game(config: TournamentConfig, spec: GameSpec, transcript: str, permits: Any, holder: str) -> Iterator[Any]:
-    """The Ray task of one game: yields :class:`Chunk` s as it is played, then its :class:`GameOutcome`.
+@dataclass(slots=True)
+class Cassette:
+    """A recorded game's model calls (``--record-calls``), for the driver to keep."""
 
-    ``transcript`` is where the driver keeps the transcript (it goes into the game's row); the
-    worker writes a scratch copy and sends its lines.
+    text: str
+
+
+@dataclass(slots=True)
+class GameTask:
+    """One try of one game, as the driver hands it to a worker."""
+
+    spec: GameSpec
+    transcript: str  # where the driver keeps the transcript (it goes into the game's row)
+    holder: str  # tags the endpoint permits of this try
+    calls: str | None = None  # "record" / "replay" the game's model calls
+    cassette_path: str = ""  # the driver's cassette file (named in messages)
+    cassette: str | None = None  # replay: that file's text
+
+
+def play_game(config: TournamentConfig, task: GameTask, permits: Any) -> Iterator[Any]:
+    """The Ray task of one game: yields :class:`Chunk` s as it is played, then its :class:`GameOutcome`
+    (a recording's :class:`Cassette` just before it).
+
+    The worker writes the transcript, and a cassette, to a scratch folder and sends them; the
+    driver keeps them where an in-process run would.
     """
-    session = GameSession(config)
     scratch = Path(tempfile.mkdtemp(prefix="arena-game-"))
+    calls = TournamentCalls(task.calls, scratch) if task.calls in ("record", "replay") else None  # type: ignore[arg-type]
+    if calls is not None and task.cassette is not None:
+        calls.path(task.spec.key).write_text(task.cassette, encoding="utf-8")
+    session = GameSession(config, calls)
+    spec = task.spec
     path = scratch / "transcript.jsonl"
     tail = _Tail(path)
     context = contextvars.copy_context()
     if permits is not None:
         from arena.players.llm.player import shared_limit
 
-        context.run(shared_limit.set, _shared_limit(permits, holder))
+        context.run(shared_limit.set, _shared_limit(permits, task.holder))
     loop = asyncio.new_event_loop()
     try:
-        task = loop.create_task(session.play(spec, path, lambda begun: None), context=context)
+        game = loop.create_task(session.play(spec, path, lambda begun: None), context=context)
         wait = 0.05  # the header goes out at once, then a chunk a second
-        while not task.done():
-            loop.run_until_complete(asyncio.wait({task}, timeout=wait))
+        while not game.done():
+            loop.run_until_complete(asyncio.wait({game}, timeout=wait))
             wait = CHUNK_SECONDS
-            if task.done():
+            if game.done():
                 break  # the rest goes out with the outcome
             text = tail.read()
             if text:
                 yield Chunk(text, session.live_cost())
-        outcome: GameOutcome = task.result()
+        outcome: GameOutcome = game.result()
         loop.run_until_complete(session.aclose())
         text = tail.read()
         if text:
             yield Chunk(text, outcome.cost)
         if outcome.record is not None:
-            outcome.record.game["transcript"] = transcript
+            outcome.record.game["transcript"] = task.transcript
+        if calls is not None:
+            cassette = calls.path(spec.key)
+            outcome.line = outcome.line.replace(str(cassette), task.cassette_path)  # name the driver's file
+            if calls.mode == "record" and cassette.is_file():
+                yield Cassette(cassette.read_text(encoding="utf-8"))
         yield outcome
     finally:
         pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
@@ -348,12 +377,20 @@ def _models_of(spec: GameSpec) -> list[ModelEntry]:
     return found
 
 
-def play_game_whole(config: TournamentConfig, spec: GameSpec, transcript: str, permits: Any, holder: str) -> list[Any]:
+def play_game_whole(config: TournamentConfig, task: GameTask, permits: Any) -> list[Any]:
     """:func:`play_game` for a driver on Ray Client, which cannot stream: everything at the end."""
-    return list(play_game(config, spec, transcript, permits, holder))
+    return list(play_game(config, task, permits))
 
 
 # ---- the driver's side ----------------------------------------------------------------------------
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` whole (a reader never sees half a cassette)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_name(path.name + ".part")
+    scratch.write_text(text, encoding="utf-8")
+    os.replace(scratch, path)
+
+
 def _cause(exc: BaseException) -> str:
     """A Ray error in one line: the class and the first line of its message."""
     cause = getattr(exc, "cause", None)
@@ -367,13 +404,20 @@ class RayExecutor:
     """The runner's executor on Ray (see the module docstring): one task per game, this process writes."""
 
     tries = WORKER_TRIES
+    isolated = True  # a game per worker process: recording calls need not serialise the games
 
     def __init__(
-        self, config: TournamentConfig, address: str | None = None, *, echo: Callable[[str], None] | None = None
+        self,
+        config: TournamentConfig,
+        address: str | None = None,
+        *,
+        echo: Callable[[str], None] | None = None,
+        calls: TournamentCalls | None = None,
     ) -> None:
         self.config = config
         self.address = address
         self.echo = echo or (lambda line: None)
+        self.calls = calls
         self.cluster: Cluster | None = None
         self.permits: Any = None
         self.live: dict[str, float] = {}
@@ -389,19 +433,21 @@ class RayExecutor:
         import ray
 
         self._config_ref = ray.put(self.config)
-        providers = {m.name: self._provider(m) for m in self.config.models}
+        third = getattr(self.config, "third_party", None)
+        models = (*self.config.models, *((third,) if third is not None else ()))
+        providers = {m.name: self._provider(m, replay_overrides(self.calls)) for m in models}
         if any(p not in ("builtin", "local") for p in providers.values()):
             actor = _remote("EndpointPermits", EndpointPermits, num_cpus=0, max_restarts=0)
             self.permits = actor.remote()
         self._cpus = {name: 1.0 if p in ("builtin", "local") else MODEL_GAME_CPUS for name, p in providers.items()}
 
     @staticmethod
-    def _provider(model: ModelEntry) -> str:
+    def _provider(model: ModelEntry, overrides: dict[str, Any]) -> str:
         if model.spec in BUILTIN_KINDS:
             return "builtin"
         from arena.players.registry import make_player
 
-        player = make_player(model.spec, "check", 0, **model.settings)
+        player = make_player(model.spec, "check", 0, **{**model.settings, **overrides})
         return str(getattr(getattr(player, "profile", None), "provider", "builtin"))
 
     def live_cost(self) -> float:
@@ -416,16 +462,23 @@ class RayExecutor:
         except OSError as exc:
             return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
         started(utc_now().isoformat(timespec="seconds"))
-        holder = uuid.uuid4().hex
+        task = GameTask(spec, str(path), uuid.uuid4().hex)
+        if self.calls is not None:
+            cassette = self.calls.path(spec.key)
+            task.calls, task.cassette_path = self.calls.mode, str(cassette)
+            if self.calls.mode == "replay" and cassette.is_file():
+                task.cassette = cassette.read_text(encoding="utf-8")
         cpus = max((self._cpus.get(m.name, 1.0) for m in _models_of(spec)), default=1.0)
         outcome: GameOutcome | None = None
         try:
             with path.open("a", encoding="utf-8") as out:
-                async for item in self._items(cpus, (self._config_ref, spec, str(path), self.permits, holder)):
+                async for item in self._items(cpus, (self._config_ref, task, self.permits)):
                     if isinstance(item, Chunk):
                         out.write(item.text)
                         out.flush()
                         self.live[spec.key] = item.cost
+                    elif isinstance(item, Cassette) and self.calls is not None:
+                        _write_atomically(self.calls.path(spec.key), item.text)
                     else:
                         outcome = item
         except ray.exceptions.RayTaskError as exc:  # the game's code failed: a failed game, not a lost worker
@@ -435,7 +488,7 @@ class RayExecutor:
         finally:
             self.live.pop(spec.key, None)
             if self.permits is not None:
-                self.permits.release_holder.remote(holder)
+                self.permits.release_holder.remote(task.holder)
         if outcome is None:
             raise WorkerLost("the game's task ended without a result")
         return outcome

@@ -1,20 +1,33 @@
-"""The leaderboard: every metric per model × variant × side / role, with seeded bootstrap intervals.
+"""The leaderboard: the skill model's headline, paired comparisons, and every metric with its interval.
+
+``arena leaderboard DB`` prints, in this order (docs/tournaments.md explains each estimate):
+
+1. **Deception and detection** — the skill model (:mod:`.skills`): per variant and model, with
+   95% intervals, and which pairs of models differ (Holm-adjusted);
+2. **Paired comparisons** — per pairing and variant, A − B over mirrored pairs for the family of
+   :mod:`.inference`, with the sign-flip p-value, Holm's adjustment over everything printed, and
+   how many pairs a difference of ``--target`` (default 0.10) would need;
+3. **Metrics** — every model's value of every metric per variant and side, each with a 95%
+   percentile bootstrap interval over the cell's games (descriptive: for comparing two models use
+   2.), and the openskill rating for reference.
+
+The terminal layout fits 80 columns (metrics are printed with metrics as rows and at most a few
+models as columns per table); ``leaderboard.md`` and ``leaderboard.csv`` keep the full, wide
+tables, ``comparisons.csv`` and ``skills.csv`` the inference, and the plots (:mod:`.plots`) go next
+to them. ``--json`` prints one JSON object instead (its fields: docs/tournaments.md).
 
 A *cell* is one metric of one model at one level: all variants (``*``/``all``), one variant
-(``all``), one side of a variant (``side:mafia``, ``side:town``; McKay's cards by their team, and
-``side:match`` for match results) or one role (``role:inspector``). Its value pools the statistics
-of :mod:`arena.tournament.metrics`; its 95% interval is a percentile bootstrap that resamples the
-cell's *games* (the statistics of one game are not independent: a whole side is one model), with
-a generator seeded by the cell's name, so the same database always prints the same intervals.
-
-``arena leaderboard DB`` prints the tables (rich), and writes ``leaderboard.md``,
-``leaderboard.csv`` (every cell) and two PNG plots (matplotlib, Agg backend) next to each other.
+(``all``), one side of a variant (``side:mafia``, ``side:town``, ``side:maniac``; McKay's cards by
+their team, and ``side:match`` for match results) or one role (``role:inspector``). A third
+party's seats (cove's maniac) count in their side and role cells only, never in a model's
+``all`` cells. Cells are computed in game-key order with generators seeded by the cell's name, so
+the same results give the same intervals whatever order the rows were written in.
 """
 
 from __future__ import annotations
 
 import csv
-import itertools
+import json
 import math
 import zlib
 from collections.abc import Iterable, Mapping
@@ -25,12 +38,16 @@ from typing import Any
 import numpy as np
 
 from .db import Database
+from .inference import ALL_VARIANTS, ALPHA, Comparison, compare_all
 from .metrics import MATCH, METRICS, TOWN
 from .ratings import Ratings, rate_games
+from .results import Results
+from .skills import SkillReport, skill_report
 
-Z95 = 1.959963984540054
 RESAMPLES = 1000
-ALL = "*"
+ALL = ALL_VARIANTS
+WIDTH = 80
+Table = tuple[str, list[str], list[list[str]]]
 
 
 @dataclass(slots=True, frozen=True)
@@ -70,33 +87,37 @@ def bootstrap(nums: np.ndarray, dens: np.ndarray, seed: int, resamples: int = RE
     return float(lo), float(hi)
 
 
-def _side(variant: str, role: str) -> str:
+def _side(variant: str, role: str, side: str | None) -> str:
     from arena.variants import get_variant
+
+    from .design import deals_per_hand
 
     if role == MATCH:
         return MATCH
-    return TOWN if get_variant(variant).team_of.get(role, TOWN) == TOWN else "mafia"
+    cls = get_variant(variant)
+    if deals_per_hand(cls) or side is None:
+        return cls.team_of.get(role, TOWN)  # McKay: the team of the card held that hand
+    return side
 
 
 def cells(rows: Iterable[Mapping[str, Any]], seed: int = 0) -> dict[tuple[str, str, str, str], Cell]:
-    """Every cell from ``Database.stats()`` rows (game, seat, role, metric, num, den, model, variant)."""
+    """Every cell from ``Database.stats()`` rows (game, seat, role, metric, num, den, model, variant[, side])."""
     acc: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
     for r in rows:
-        side = _side(r["variant"], r["role"])
-        for variant, group in (
-            (ALL, "all"),
-            (r["variant"], "all"),
-            (r["variant"], f"side:{side}"),
-            (r["variant"], f"role:{r['role']}"),
-        ):
+        side = _side(r["variant"], r["role"], r.get("side"))
+        own = side in ("mafia", TOWN, MATCH) or r.get("side") in ("A", "B")  # not a third party's seat
+        levels = [(r["variant"], f"side:{side}"), (r["variant"], f"role:{r['role']}")]
+        if own:
+            levels += [(ALL, "all"), (r["variant"], "all")]
+        for variant, group in levels:
             per_game = acc.setdefault((r["model"], variant, group, r["metric"]), {})
             slot = per_game.setdefault(r["game"], [0.0, 0.0])
             slot[0] += r["num"]
             slot[1] += r["den"]
     out = {}
-    for key, per_game in acc.items():
+    for key, per_game in sorted(acc.items()):
         metric = METRICS[key[3]]
-        raw = np.array(list(per_game.values()), dtype=float)
+        raw = np.array([per_game[g] for g in sorted(per_game)], dtype=float)  # game-key order
         if metric.kind == "ratio":
             nums, dens = raw[:, 0], raw[:, 1]
         elif metric.kind == "per_game":
@@ -112,60 +133,68 @@ def cells(rows: Iterable[Mapping[str, Any]], seed: int = 0) -> dict[tuple[str, s
     return out
 
 
-@dataclass(slots=True, frozen=True)
-class Separation:
-    upper: str
-    lower: str
-    delta: float
-    more_games: int | None  # None: already separated at 95%; -1: no difference observed
-
-    def text(self) -> str:
-        head = f"{self.upper} vs {self.lower}: win rates differ by {self.delta:.3f}"
-        if self.more_games is None:
-            return f"{head}; separated at 95%"
-        if self.more_games < 0:
-            return f"{head}; no difference observed, more games will not separate them"
-        return f"{head}; ≈{self.more_games} more games each would separate them at 95%"
-
-
-def separation(a: Cell, b: Cell, games_a: int, games_b: int) -> Separation:
-    """How many more games would make ``a`` and ``b`` differ at 95%: n·((z·σ)/Δ)² − n.
-
-    σ is the standard error of the difference, from the interval widths (half-width / z each);
-    intervals shrink as 1/√n, so n·(zσ/Δ)² games in all would put Δ at z standard errors.
-    """
-    delta = abs(a.value - b.value)
-    se = math.hypot((a.hi - a.lo) / (2 * Z95), (b.hi - b.lo) / (2 * Z95))
-    if delta == 0:
-        return Separation(a.model, b.model, 0.0, -1)
-    n = (games_a + games_b) / 2
-    needed = n * (Z95 * se / delta) ** 2
-    if needed <= n:
-        return Separation(a.model, b.model, delta, None)
-    return Separation(a.model, b.model, delta, math.ceil(needed - n))
-
-
 # ---- the report -------------------------------------------------------------------------------------
-OVERVIEW = ("win", "survival", "votes_missed", "uncaught_lies", "votes_on_mafia", "check_hits", "brier", "consistency",
-            "forfeits", "cost")  # fmt: skip
+OVERVIEW = ("win", "survival", "votes_missed", "votes_missed_excess", "uncaught_lies", "votes_on_mafia",
+            "votes_on_mafia_excess", "check_hits", "brier_skill", "consistency", "forfeits", "cost")  # fmt: skip
 MCKAY = ("win", "points", "good_kills", "bad_kills", "fake_cop", "fake_cop_points")
 SIDE_METRICS = {
-    "mafia": ("win", "survival", "votes_missed", "lies", "uncaught_lies", "lies_caught", "consistency"),
-    TOWN: ("win", "votes_on_mafia", "check_hits", "brier", "true_claims", "lies", "consistency"),
-}
+    "mafia": ("win", "survival", "votes_missed", "votes_missed_excess", "lies", "uncaught_lies", "lies_caught",
+              "consistency"),
+    TOWN: ("win", "votes_on_mafia", "votes_on_mafia_excess", "check_hits", "brier", "brier_skill", "true_claims", "lies",
+           "consistency"),
+}  # fmt: skip
+#: Short names of compared metrics, for the terminal's 80 columns.
+SHORT = {
+    "win": "win rate", "survival": "survival", "votes_missed_excess": "missed − chance",
+    "lies_caught": "lies caught", "votes_on_mafia_excess": "on mafia − chance", "check_hits": "check hits",
+    "brier_skill": "Brier skill", "consistency": "consistency", "forfeits": "forfeits", "points": "points/hand",
+    "good_kills": "good kills", "bad_kills": "bad kills",
+}  # fmt: skip
 
 
 @dataclass(slots=True)
 class Report:
-    """What the leaderboard shows: tables as (title, header, rows), plus what the plots need."""
+    """Everything the leaderboard shows (and ``--json`` prints)."""
 
     models: list[str]
     ratings: Ratings
     cells: dict[tuple[str, str, str, str], Cell]
-    games: dict[str, int]
-    tables: list[tuple[str, list[str], list[list[str]]]]
-    separations: list[Separation]
+    games: dict[str, int]  # model -> games played
+    tables: list[Table]  # the descriptive metric tables (wide: Markdown and HTML)
     total_games: int
+    comparisons: list[Comparison]
+    skills: SkillReport
+    pairs: int
+    unpaired: int
+    seed: int = 0
+    target: float = 0.10
+
+    def as_json(self, source: str = "") -> dict[str, Any]:
+        return {
+            "database": source,
+            "games": self.total_games,
+            "pairs": self.pairs,
+            "unpaired_games": self.unpaired,
+            "models": self.models,
+            "settings": {
+                "alpha": ALPHA,
+                "adjustment": "holm",
+                "test": "sign-flip randomization over mirrored pairs",
+                "interval": "percentile bootstrap over mirrored pairs",
+                "power": 0.8,
+                "target": self.target,
+                "seed": self.seed,
+            },
+            "comparisons": [c.as_json() for c in self.comparisons],
+            "skills": [s.as_json() for s in self.skills.skills],
+            "skill_differences": [d.as_json() for d in self.skills.differences],
+            "skill_fits": [f.as_json() for f in self.skills.fits],
+            "skills_note": self.skills.note,
+            "ratings": {
+                m: {"mu": round(r.mu, 6), "sigma": round(r.sigma, 6), "ordinal": round(r.ordinal, 6), "games": r.games}
+                for m, r in sorted(self.ratings.overall.items())
+            },
+        }
 
 
 def _fmt(cell: Cell | None, metric: str) -> str:
@@ -175,32 +204,63 @@ def _fmt(cell: Cell | None, metric: str) -> str:
     return cell.text(digits)
 
 
-def build_report(db: Database, seed: int = 0) -> Report:
-    """Read the database and compute every cell, the ratings and the separations."""
-    games = [dict(g) for g in db.games()]
-    player_games = [dict(p) for p in db.player_games()]
-    table = cells((dict(r) for r in db.stats()), seed)
-    ratings = rate_games(games, player_games)
+def _signed(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:+.{digits}f}"
+
+
+def _interval(value: float, lo: float, hi: float) -> str:
+    return f"{_signed(value)} [{_signed(lo)}, {_signed(hi)}]"
+
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def build_report(db: Database, seed: int = 0, target: float = 0.10, resamples: int | None = None) -> Report:
+    """Read the database; compute the comparisons, the skill model, every cell and the ratings."""
+    results = Results.from_db(db)
+    return report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()])
+
+
+def report_from_results(
+    results: Results,
+    seed: int = 0,
+    target: float = 0.10,
+    resamples: int | None = None,
+    stats: list[dict[str, Any]] | None = None,
+) -> Report:
+    """The report of finished games (a database's, or games played in memory)."""
+    from .skills import RESAMPLES as SKILL_RESAMPLES
+
+    games = results.games
+    if stats is None:
+        where = {(p["game"], p["seat"]): p for p in results.seats}
+        variant = {g["key"]: g["variant"] for g in games}
+        stats = [
+            {**s, "model": where[(s["game"], s["seat"])]["model"], "side": where[(s["game"], s["seat"])]["side"],
+             "variant": variant[s["game"]]}
+            for s in results.stats
+        ]  # fmt: skip
+    table = cells(stats, seed)
+    pairing = {g["key"]: (g["first"], g["second"]) for g in games}
+    own = [p for p in results.seats if p["model"] in pairing.get(p["game"], ())]  # not a third party's seat
+    ratings = rate_games(games, own)
     per_model: dict[str, set[str]] = {}
-    for p in player_games:
+    for p in own:
         per_model.setdefault(p["model"], set()).add(p["game"])
     counts = {m: len(gs) for m, gs in per_model.items()}
     models = sorted(counts, key=lambda m: (-ratings.overall[m].ordinal if m in ratings.overall else 0.0, m))
-    tables: list[tuple[str, list[str], list[list[str]]]] = []
+    comparisons = compare_all(results, seed, target)
+    skills = skill_report(results, seed, resamples or SKILL_RESAMPLES)
+    return Report(
+        models, ratings, table, counts, metric_tables(models, table, sorted({g["variant"] for g in games})), len(games),
+        comparisons, skills, len(results.pairs()), results.unpaired(), seed, target,
+    )  # fmt: skip
 
-    rows = []
-    for m in models:
-        r = ratings.overall.get(m)
-        mafia, town = ratings.by_side.get((m, "mafia")), ratings.by_side.get((m, TOWN))
-        rows.append([
-            m, f"{r.ordinal:.2f}" if r else "–", f"{r.mu:.2f} ± {r.sigma:.2f}" if r else "–", str(counts[m]),
-            _fmt(table.get((m, ALL, "all", "win")), "win"),
-            f"{mafia.ordinal:.2f}" if mafia else "–", f"{town.ordinal:.2f}" if town else "–",
-        ])  # fmt: skip
-    tables.append(("Ratings (openskill Plackett-Luce; ordinal = μ − 3σ)",
-                   ["model", "rating", "μ ± σ", "games", "win rate [95% CI]", "as mafia", "as town"], rows))  # fmt: skip
 
-    variants = sorted({g["variant"] for g in games})
+def metric_tables(models: list[str], table: Mapping[tuple[str, str, str, str], Cell], variants: list[str]) -> list[Table]:
+    """The wide descriptive tables: one row per model, one column per metric."""
+    tables: list[Table] = []
     present = {k[3] for k in table}
     overview = [m for m in OVERVIEW if m in present]
     tables.append((
@@ -222,57 +282,244 @@ def build_report(db: Database, seed: int = 0) -> Report:
             name = side.split(":", 1)[1]
             metrics = [
                 k
-                for k in SIDE_METRICS.get(name, OVERVIEW)
+                for k in SIDE_METRICS.get(name, ("win", "survival", "votes_missed", "votes_missed_excess"))
                 if any(key[1] == v and key[2] == side and key[3] == k for key in table)
             ]
+            holders = sorted({k[0] for k in table if k[1] == v and k[2] == side})
             tables.append((
                 f"{v}, {name} side",
                 ["model", *(METRICS[k].label for k in metrics)],
-                [[m, *(_fmt(table.get((m, v, side, k)), k) for k in metrics)] for m in models],
+                [[m, *(_fmt(table.get((m, v, side, k)), k) for k in metrics)] for m in _ordered(models, holders)],
             ))  # fmt: skip
         roles = sorted({k[2] for k in table if k[1] == v and k[2].startswith("role:")})
+        holders = sorted({k[0] for k in table if k[1] == v and k[2] in roles} - set(models))
         tables.append((
             f"{v}: win rate by role",
             ["model", *(r.split(":", 1)[1] for r in roles)],
-            [[m, *(_fmt(table.get((m, v, r, "win")), "win") for r in roles)] for m in models],
+            [[m, *(_fmt(table.get((m, v, r, "win")), "win") for r in roles)] for m in [*models, *holders]],
         ))  # fmt: skip
+    return tables
 
-    seps = []
-    for upper, lower in itertools.pairwise(models):
-        a, b = table.get((upper, ALL, "all", "win")), table.get((lower, ALL, "all", "win"))
-        if a is not None and b is not None:
-            seps.append(separation(a, b, counts[upper], counts[lower]))
-    return Report(models, ratings, table, counts, tables, seps, len(games))
+
+def _ordered(models: list[str], holders: list[str]) -> list[str]:
+    """``holders`` in the report's model order, third parties last."""
+    return [m for m in models if m in holders] + [h for h in holders if h not in models]
+
+
+def ratings_table(report: Report) -> Table:
+    rows = [
+        [m, f"{r.ordinal:.2f}", f"{r.mu:.2f} ± {r.sigma:.2f}", str(report.games.get(m, 0))]
+        for m in report.models
+        if (r := report.ratings.overall.get(m)) is not None
+    ]
+    return "Ratings (openskill Plackett-Luce; ordinal = μ − 3σ)", ["model", "rating", "μ ± σ", "games"], rows
+
+
+def skill_tables(report: Report) -> list[Table]:
+    out: list[Table] = []
+    for fit in report.skills.fits:
+        name = "all team variants" if fit.variant == ALL else fit.variant
+        rows = [
+            [s.model, _interval(s.deception.estimate, s.deception.lo, s.deception.hi),
+             _interval(s.detection.estimate, s.detection.lo, s.detection.hi), str(s.games)]
+            for s in sorted(fit.skills, key=lambda s: -(s.deception.estimate + s.detection.estimate))
+        ]  # fmt: skip
+        out.append((f"Skill model, {name} ({fit.games} games)", ["model", "deception", "detection", "games"], rows))
+    return out
+
+
+def one_sided_line(fit: Any) -> str:
+    """The matchups of a fit where every game went one way (skills there rest on the prior)."""
+    cases = ", ".join(f"{m} (mafia) vs {t} ({'mafia' if y == 1 else 'town'} always won)" for m, t, y in fit.one_sided)
+    return f"One-sided: {cases}. The skills of these models rest partly on the prior and their intervals are too narrow."
+
+
+def difference_lines(report: Report) -> list[str]:
+    """One sentence per pair of models whose skills differ (Holm-adjusted p < α)."""
+    lines = []
+    for d in report.skills.differences:
+        if not d.significant:
+            continue
+        e = d.diff
+        better, worse, size, lo, hi = (
+            (d.a, d.b, e.estimate, e.lo, e.hi) if e.estimate > 0 else (d.b, d.a, -e.estimate, -e.hi, -e.lo)
+        )
+        verb = "deceives" if d.skill == "deception" else "detects"
+        where = "all team variants" if d.variant == ALL else d.variant
+        lines.append(f"{where}: {better} {verb} better than {worse}: {_interval(size, lo, hi)}, p adj {_p(d.p_adjusted)}")
+    return lines
+
+
+def comparison_rows(comparisons: Iterable[Comparison]) -> list[list[str]]:
+    return [
+        [c.variant, c.side, c.metric, _interval(c.diff, *c.ci95), _p(c.p), _p(c.p_adjusted), str(c.pairs), c.verdict(),
+         str(c.pairs_for_target or "–")]
+        for c in comparisons
+    ]  # fmt: skip
+
+
+def groups(report: Report) -> list[tuple[str, str, list[Comparison]]]:
+    """The comparisons by (pairing, variant), in order."""
+    out: dict[tuple[str, str], list[Comparison]] = {}
+    for c in report.comparisons:
+        out.setdefault((f"{c.a} − {c.b}", c.variant), []).append(c)
+    return [(pairing, variant, cs) for (pairing, variant), cs in out.items()]
+
+
+def comparison_sections(report: Report) -> list[tuple[str, list[str], list[list[str]], str | None]]:
+    """The paired comparisons as (title, header, rows, power sentence), one per pairing and variant."""
+    out = []
+    for pairing, variant, cs in groups(report):
+        name = "all variants" if variant == ALL else variant
+        out.append((f"{pairing}, {name}", COMPARISON_HEADER, comparison_rows(cs), power_line(cs, report.target)))
+    return out
+
+
+def power_line(cs: list[Comparison], target: float) -> str | None:
+    """The win rate's power figure of one pairing and variant, in words."""
+    win = next((c for c in cs if c.metric == "win" and c.side == "mafia"), None) or next(
+        (c for c in cs if c.metric == "win"), None
+    )
+    if win is None or win.mde is None:
+        return None
+    side = "mafia-side " if win.side == "mafia" else ""
+    text = f"{side}win rate: with {win.pairs} pairs a difference of {win.mde:.2f} is detected with 80% power"
+    if win.pairs_for_target:
+        text += f"; {target:.2f} needs ≈{win.pairs_for_target} pairs"
+    return text + "."
+
+
+# ---- the terminal -----------------------------------------------------------------------------------
+def _rich_table(header: list[str], rows: list[list[str]], left: int = 1) -> Any:
+    from rich import box
+    from rich.table import Table as RichTable
+
+    t = RichTable(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
+    for i, h in enumerate(header):
+        t.add_column(h, justify="left" if i < left else "right", no_wrap=True)
+    for row in rows:
+        t.add_row(*row)
+    return t
+
+
+def _chunks(models: list[str], label: int, cell: int) -> list[list[str]]:
+    """Model columns per table so that a table of (label, cell × models) fits :data:`WIDTH`."""
+    per = max(1, (WIDTH - label) // (cell + 3))  # a column is its cell and " │ "-wide spacing
+    return [models[i : i + per] for i in range(0, len(models), per)] or [[]]
 
 
 def print_report(report: Report, console: Any) -> None:
-    from rich.table import Table
+    """The leaderboard for a terminal: 80 columns (see the module docstring)."""
+    from rich.text import Text
 
-    console.print(f"{report.total_games} games, {len(report.models)} models", highlight=False)
+    def say(text: str = "", style: str | None = None) -> None:
+        console.print(Text(text, style=style or ""), width=min(WIDTH, console.width))
+
+    def table(title: str, header: list[str], rows: list[list[str]], left: int = 1) -> None:
+        say(title, "bold")
+        console.print(_rich_table(header, rows, left), width=min(WIDTH, console.width))
+        say()
+
+    say(
+        f"{_count(report.total_games, 'game')}, {_count(report.pairs, 'mirrored pair')}"
+        + (f" ({_count(report.unpaired, 'game')} without its mirror yet)" if report.unpaired else "")
+        + f"; models: {', '.join(report.models)}"
+    )
+    say()
+    say("DECEPTION AND DETECTION (skill model)", "bold")
+    if report.skills.fits:
+        say("logit P(mafia side wins) = c + deception(mafia model) − detection(town model), in logits; "
+            "skills sum to 0 over the models; 95% bootstrap intervals over mirrored pairs.")  # fmt: skip
+        for (title, header, rows), fit in zip(skill_tables(report), report.skills.fits, strict=True):
+            table(title, header[:3], [r[:3] for r in rows])
+            if fit.one_sided:
+                say(one_sided_line(fit))
+                say()
+        lines = difference_lines(report)
+        say("Pairs that differ (Holm-adjusted p < 0.05):" if lines else "No pair of models differs at 95% (Holm-adjusted).")
+        for line in lines:
+            say(f"  {line}")
+    else:
+        say(report.skills.note or "no team-variant games")
+    say()
+    say("PAIRED COMPARISONS (A − B over mirrored pairs)", "bold")
+    say(f"p adj: sign-flip test, Holm-adjusted over all {len(report.comparisons)} comparisons. Verdict: which of A and B is "
+        f"better, or 'not yet (N)': no detectable difference yet; about N pairs would detect a difference of "
+        f"{report.target:.2f} with 80% power.")  # fmt: skip
+    if not report.comparisons:
+        say("none yet: a comparison needs both games of a mirrored pair")
+    for _pairing, variant, cs in groups(report):
+        name = "all variants" if variant == ALL else variant
+        rows = [
+            [SHORT.get(c.metric, c.metric), c.side, _interval(c.diff, *c.ci95), _p(c.p_adjusted), str(c.pairs),
+             _short_verdict(c)]
+            for c in cs
+        ]  # fmt: skip
+        title = f"{name}: A = {cs[0].a}, B = {cs[0].b}"
+        table(title, ["metric", "side", "A − B [95% CI]", "p adj", "pairs", "verdict"], rows, left=2)
+        line = power_line(cs, report.target)
+        if line:
+            say(line)
+    say()
+    say("METRICS (descriptive: 95% bootstrap intervals over games)", "bold")
     for title, header, rows in report.tables:
-        t = Table(title=title, title_justify="left")
-        for i, h in enumerate(header):
-            t.add_column(h, justify="left" if i == 0 else "right")
-        for row in rows:
-            t.add_row(*row)
-        console.print(t)
-    if report.separations:
-        console.print("Separation of adjacent models (overall win rate):")
-        for s in report.separations:
-            console.print(f"  {s.text()}", highlight=False)
+        labels = header[1:]
+        label_width = max((len(x) for x in labels), default=8)
+        cell_width = max((len(x) for r in rows for x in r[1:]), default=8)
+        for chunk in _chunks([r[0] for r in rows], label_width, max(cell_width, *(len(m) for m in [r[0] for r in rows]))):
+            body = [[label, *(r[1 + i] for r in rows if r[0] in chunk)] for i, label in enumerate(labels)]
+            table(title, ["", *chunk], body)
+    table(*ratings_table(report))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _short_verdict(c: Comparison) -> str:
+    """At most 13 characters: the terminal's verdict column."""
+    if c.better is not None:
+        return "A better" if c.better == c.a else "B better"
+    verdict = c.verdict()
+    if verdict == "no detectable difference yet":
+        return f"not yet ({c.pairs_for_target})" if c.pairs_for_target and c.pairs_for_target < 100_000 else "not yet"
+    return {"no difference observed": "no difference"}.get(verdict, verdict)
+
+
+# ---- files --------------------------------------------------------------------------------------------
+COMPARISON_CSV = ["a", "b", "variant", "side", "metric", "diff", "lo95", "hi95", "p", "p_adjusted", "pairs", "significant",
+                  "better", "sd", "mde80", "pairs_needed", "target", "pairs_for_target"]  # fmt: skip
+COMPARISON_HEADER = ["variant", "side", "metric", "A − B [95% CI]", "p", "p adj", "pairs", "verdict", "pairs for target"]
 
 
 def markdown(report: Report, source: str) -> str:
-    out = [f"# Leaderboard: {source}", "", f"{report.total_games} games, {len(report.models)} models. "
-           "Values are followed by their 95% bootstrap interval (games resampled).", ""]  # fmt: skip
-    for title, header, rows in report.tables:
+    out = [f"# Leaderboard: {source}", "", f"{report.total_games} games ({report.pairs} mirrored pairs), "
+           f"{len(report.models)} models. Definitions and assumptions: docs/tournaments.md.", ""]  # fmt: skip
+
+    def add(title: str, header: list[str], rows: list[list[str]]) -> None:
+        nonlocal out
         out += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         out += ["| " + " | ".join(row) + " |" for row in rows]
         out.append("")
-    if report.separations:
-        out += ["## Separation of adjacent models", ""]
-        out += [f"- {s.text()}" for s in report.separations]
+
+    if report.skills.fits:
+        for (title, header, rows), fit in zip(skill_tables(report), report.skills.fits, strict=True):
+            add(title, header, rows)
+            if fit.one_sided:
+                out += [one_sided_line(fit), ""]
+        lines = difference_lines(report)
+        out += ["## Pairs that differ (skill model, Holm-adjusted p < 0.05)", ""]
+        out += [f"- {line}" for line in lines] or ["- none"]
         out.append("")
+    else:
+        out += ["## Skill model", "", report.skills.note or "no team-variant games", ""]
+    for title, header, rows, line in comparison_sections(report):
+        add(f"Paired comparison: {title}", header, rows)
+        if line:
+            out += [line, ""]
+    for title, header, rows in report.tables:
+        add(title, header, rows)
+    add(*ratings_table(report))
     return "\n".join(out)
 
 
@@ -286,76 +533,41 @@ def write_csv(report: Report, path: Path) -> None:
             )
 
 
-def plot(report: Report, directory: Path) -> list[Path]:
-    """deception_vs_detection.png and winrate_by_role.png (Agg backend: no display needed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = []
-    fig, ax = plt.subplots(figsize=(6.5, 5))
-    shown = 0
-    for m in report.models:
-        x, y = report.cells.get((m, ALL, "all", "votes_on_mafia")), report.cells.get((m, ALL, "all", "votes_missed"))
-        if x is None or y is None:
-            continue
-        ax.errorbar(
-            x.value, y.value, xerr=[[x.value - x.lo], [x.hi - x.value]], yerr=[[y.value - y.lo], [y.hi - y.value]],
-            fmt="o", capsize=4, label=m,
-        )  # fmt: skip
-        ax.annotate(m, (x.value, y.value), textcoords="offset points", xytext=(6, 6))
-        shown += 1
-    ax.set_xlabel("detection: own town votes on mafia")
-    ax.set_ylabel("deception: town votes that missed the mafia player")
-    ax.set_title("Deception vs detection (95% bootstrap intervals)")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
-    if shown:
-        ax.legend(loc="lower left", fontsize="small")
-    else:
-        ax.text(0.5, 0.5, "no team-variant votes recorded", ha="center", va="center")
-    fig.tight_layout()
-    path = directory / "deception_vs_detection.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(path)
-
-    groups = sorted({(k[1], k[2]) for k in report.cells if k[1] != ALL and k[2].startswith("role:") and k[3] == "win"})
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(groups) * max(1, len(report.models)) / 2 + 2), 4.5))
-    width = 0.8 / max(1, len(report.models))
-    for i, m in enumerate(report.models):
-        xs, ys, lo, hi = [], [], [], []
-        for j, g in enumerate(groups):
-            c = report.cells.get((m, g[0], g[1], "win"))
-            if c is None:
-                continue
-            xs.append(j + (i - (len(report.models) - 1) / 2) * width)
-            ys.append(c.value)
-            lo.append(c.value - c.lo)
-            hi.append(c.hi - c.value)
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=m)
-    ax.set_xticks(range(len(groups)), [f"{v}\n{g.split(':', 1)[1]}" for v, g in groups], fontsize="small")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1.05)
-    ax.set_title("Win rate by role (95% bootstrap intervals)")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    path = directory / "winrate_by_role.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(path)
-    return written
+def write_inference_csv(report: Report, directory: Path) -> list[Path]:
+    """comparisons.csv (one row per paired comparison) and skills.csv (one row per model and fit)."""
+    comparisons = directory / "comparisons.csv"
+    with comparisons.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(COMPARISON_CSV)
+        for c in report.comparisons:
+            row = c.as_json()
+            row["lo95"], row["hi95"] = row.pop("ci95")  # type: ignore[misc]
+            w.writerow(["" if row[k] is None else row[k] for k in COMPARISON_CSV])
+    skills = directory / "skills.csv"
+    with skills.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "variant", "deception", "deception_lo95", "deception_hi95", "detection", "detection_lo95",
+                    "detection_hi95", "games"])  # fmt: skip
+        for s in report.skills.skills:
+            w.writerow([s.model, s.variant, s.deception.estimate, s.deception.lo, s.deception.hi, s.detection.estimate,
+                        s.detection.lo, s.detection.hi, s.games])  # fmt: skip
+    return [comparisons, skills]
 
 
 def write_outputs(report: Report, directory: Path, source: str) -> list[Path]:
-    """leaderboard.md, leaderboard.csv and the plots in ``directory``."""
+    """leaderboard.md, leaderboard.csv, comparisons.csv, skills.csv and the plots in ``directory``."""
+    from .plots import plot
+
     directory.mkdir(parents=True, exist_ok=True)
     md = directory / "leaderboard.md"
     md.write_text(markdown(report, source), encoding="utf-8")
     table = directory / "leaderboard.csv"
     write_csv(report, table)
-    return [md, table, *plot(report, directory)]
+    return [md, table, *write_inference_csv(report, directory), *plot(report, directory)]
+
+
+def to_json(report: Report, source: str) -> str:
+    return json.dumps(report.as_json(source), ensure_ascii=False, indent=1, allow_nan=False)
 
 
 def default_output_dir(db_path: Path) -> Path:

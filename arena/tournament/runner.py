@@ -16,24 +16,34 @@ is played is the executor's business: in this process (:class:`GameSession`), or
 - **Cost cap.** Before a game starts, the accounted cost — finished games in the database plus
   what the model seats of the games in flight have spent so far — is compared with ``cost_cap``;
   once reached, no new game starts (the games in flight finish).
+- **Endpoints.** Every model's endpoint, key and model are checked before the first game (one
+  line, nothing played, when one cannot play). An endpoint that goes down during the run (its
+  breaker: docs/llm.md) stops the games using it; each is recorded as failed — its transcript
+  summary says ``aborted`` and why, its ``attempts`` row the error, no ``games`` row — so the next
+  run plays it again, and no new game using that endpoint starts in this run.
+- **Recorded calls.** With :class:`TournamentCalls`, each game's model HTTP exchanges are recorded
+  to, or replayed from, ``<key>.calls.yaml`` (one cassette per game); games are then played one
+  at a time, since vcrpy patches HTTP for the whole process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from arena.config import ConfigError
 from arena.engine import Game
 from arena.orchestrator import run, run_sync
-from arena.players.base import SyncPlayer
+from arena.players.base import StopGame, SyncPlayer
+from arena.players.redact import redact
 from arena.transcript import TranscriptWriter, read_transcript, utc_now
 
 from .beliefs import BeliefProbe
@@ -41,10 +51,31 @@ from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
 from .design import GameSpec, build_design, deals_per_hand
 from .lock import WriterLock
-from .metrics import MATCH, transcript_stats
+from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
 BUILTIN_KINDS = ("bot", "random")
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
+
+
+class ReplayMissing(StopGame):
+    """A replayed game without its cassette, or with another game's: failed, before any call."""
+
+    error = True
+
+
+class EndpointCheckError(ValueError):
+    """A model that cannot play (endpoint unreachable, key refused, unknown model): one line, nothing played."""
+
+
+@dataclass(slots=True, frozen=True)
+class TournamentCalls:
+    """``--record-calls [DIR]`` / ``--replay-calls DIR``: one cassette per game, ``DIR/<key>.calls.yaml``."""
+
+    mode: Literal["record", "replay"]
+    folder: Path
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key.replace('/', '_')}.calls.yaml"
 
 
 @dataclass(slots=True)
@@ -57,6 +88,8 @@ class RunReport:
     cost: float = 0.0  # accounted cost of the whole database after the run
     cap_reached: bool = False
     seconds: float = 0.0
+    down: dict[str, str] = field(default_factory=dict)  # endpoint label -> why it is down
+    held: int = 0  # games not started because an endpoint they need is down
 
     def lines(self, config: TournamentConfig) -> list[str]:
         out = [
@@ -66,6 +99,11 @@ class RunReport:
         ]
         if self.cap_reached:
             out.append("cost cap reached: no new game was started; raise cost_cap and run the same command to go on")
+        for label, why in self.down.items():
+            out.append(
+                f"endpoint down: {label}: {why}; {self.held} game(s) using it not started, the failed ones are "
+                "recorded as failed: run the same command when it is back"
+            )
         for key, error in self.failed[:5]:
             out.append(f"failed: {key}: {error}")
         out.append(f"database: {config.database}; transcripts: {config.transcripts}")
@@ -79,6 +117,7 @@ class GameOutcome:
     record: GameRecord | None  # None: the game failed (``line`` says why)
     line: str  # the one-line result, or the error
     cost: float = 0.0
+    down: tuple[str, str] | None = None  # (endpoint key, why) when the game stopped because its endpoint is down
 
 
 class WorkerLost(Exception):
@@ -91,10 +130,13 @@ class Executor(Protocol):
     ``play`` plays one game with its transcript at ``path`` (on the driver's disk) and calls
     ``started(time)`` when it starts; it returns the game's rows, never writes the database (the
     runner does, so one process writes it), and raises :class:`WorkerLost` when the process
-    playing it died, which the runner retries up to ``tries`` times in all.
+    playing it died, which the runner retries up to ``tries`` times in all. ``isolated``: every
+    game plays in a process of its own (so recording calls, which patches HTTP process-wide, need
+    not play one game at a time).
     """
 
     tries: int
+    isolated: bool
 
     async def start(self) -> None:
         """Get ready (connect to a cluster): called once, only when there is a game to play."""
@@ -109,26 +151,62 @@ class Executor(Protocol):
     async def aclose(self) -> None: ...
 
 
-def check_models(config: TournamentConfig) -> None:
-    """Build one player per model now, so a bad spec, profile or missing key is one line up front."""
+def replay_overrides(calls: TournamentCalls | None) -> dict[str, Any]:
+    """Profile fields for every model seat: a replay needs no key."""
+    return {"api_key_env": ""} if calls is not None and calls.mode == "replay" else {}
+
+
+def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build one player per model now, so a bad spec, profile or missing key is one line up front.
+
+    Returns model name -> that player (for the endpoint check); ``overrides`` are profile fields
+    for every model seat (a replay needs no key).
+    """
     from arena.players.registry import SpecError, make_player
 
-    for model in config.models:
+    checked: dict[str, Any] = {}
+    third = (config.third_party,) if config.third_party is not None else ()
+    for model in (*config.models, *third):
+        where = "third_party" if model in third else f"models.{model.name}"
         if model.spec in BUILTIN_KINDS and model.settings:
-            raise ConfigError(
-                f"config error: {config.path or 'tournament'}: models.{model.name}: settings apply to model seats only"
-            )
+            raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: settings apply to model seats only")
         try:
             if model.spec in BUILTIN_KINDS:
-                make_player(model.spec, "check", 0)
+                checked[model.name] = make_player(model.spec, "check", 0)
             else:
-                player = make_player(model.spec, "check", 0, **model.settings)
+                player = make_player(model.spec, "check", 0, **{**model.settings, **(overrides or {})})
+                checked[model.name] = player
                 # An SDK's import takes a second or two: here, not on the loop while the first games wait.
                 sdk = SDK_MODULES.get(getattr(getattr(player, "profile", None), "provider", ""))
                 if sdk is not None:
                     importlib.import_module(sdk)
         except (SpecError, ValueError, ImportError) as exc:
-            raise ConfigError(f"config error: {config.path or 'tournament'}: models.{model.name}: {exc}") from None
+            raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: {exc}") from None
+    return checked
+
+
+def endpoints_of(checked: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Model name -> (endpoint key, endpoint in words) for the models behind an HTTP endpoint."""
+    out = {}
+    for name, player in checked.items():
+        profile = getattr(player, "profile", None)
+        if profile is not None and profile.provider != "local":
+            from arena.players.llm.transport import endpoint_label
+
+            out[name] = (profile.endpoint, endpoint_label(profile))
+    return out
+
+
+async def check_endpoints(checked: dict[str, Any]) -> None:
+    """Every model's endpoint, key and model, in parallel (raises :class:`EndpointCheckError`)."""
+    models = {name: p for name, p in checked.items() if getattr(getattr(p, "profile", None), "provider", "local") != "local"}
+    if not models:
+        return
+    from arena.players.llm.preflight import preflight
+
+    problems = await preflight(models)
+    if problems:
+        raise EndpointCheckError("; ".join(p.line("model") for p in problems) + " (no game was started)")
 
 
 def transcript_path(directory: Path, key: str) -> Path:
@@ -140,6 +218,79 @@ def transcript_path(directory: Path, key: str) -> Path:
         n += 1
         path = directory / f"{stem}-{n}.jsonl"
     return path
+
+
+def game_record(
+    spec: GameSpec,
+    game: Game,
+    stats: list[Stat],
+    beliefs: list[Belief],
+    usage: Mapping[str, Mapping[str, Any]],
+    per_player: Mapping[str, Mapping[str, Any]],
+    *,
+    seconds: float,
+    transcript: str,
+    started: str,
+    ended: str,
+) -> GameRecord:
+    """The database rows of one finished game of the design (a pure function of what was played)."""
+    models = spec.assignment(game)
+    sides = spec.sides(game)
+    result = {s.seat: s.num for s in stats if s.metric == "win"}
+    cost = sum(float(u.get("cost", 0.0)) for u in usage.values())
+    mckay = deals_per_hand(spec.variant)
+    return GameRecord(
+        game={
+            "key": spec.key, "variant": spec.variant.name, "players": spec.players, "round": spec.round,
+            "seed": spec.seed, "pairing": spec.pairing, "first": spec.first.name, "second": spec.second.name,
+            "fingerprint": spec.fingerprint(), "winner": game.winner, "reason": game.end_reason, "days": game.day,
+            "events": len(game.log), "cost": cost, "seconds": round(seconds, 3), "transcript": transcript,
+            "started": started, "ended": ended,
+        },
+        players=[
+            {
+                "game": spec.key, "seat": seat, "model": models[seat].name, "spec": models[seat].spec,
+                "role": MATCH if mckay else game.role_of[seat], "team": "-" if mckay else game.team(seat),
+                "side": sides[seat], "result": result.get(seat, 0.0), "alive": int(game.is_alive(seat)),
+                "decisions": (per_player.get(seat) or {}).get("decisions", 0),
+                "forfeits": (per_player.get(seat) or {}).get("forfeits", 0),
+                "rejections": (per_player.get(seat) or {}).get("rejections", 0),
+                "calls": (usage.get(seat) or {}).get("calls", 0),
+                "input_tokens": (usage.get(seat) or {}).get("input_tokens", 0),
+                "output_tokens": (usage.get(seat) or {}).get("output_tokens", 0),
+                "cost": float((usage.get(seat) or {}).get("cost", 0.0)),
+            }
+            for seat in game.seats
+        ],
+        stats=stats,
+        beliefs=[(b, game.team(b.target) != "town") for b in beliefs],
+    )  # fmt: skip
+
+
+def play_builtin(spec: GameSpec, *, beliefs: bool = False) -> GameRecord:
+    """Play one game of the design whose seats are all built-in players, in memory (no transcript).
+
+    The same game, seat for seat, as the runner plays for ``spec``; used where thousands of bot
+    games are needed fast (calibration of the leaderboard's tests). No global state: the game and its
+    rows are a function of ``spec`` alone (apart from the clock times), ready for any process.
+    """
+    from arena.players.registry import make_player
+    from arena.transcript import summary_record
+
+    started = utc_now().isoformat(timespec="seconds")
+    clock = time.perf_counter()
+    game = spec.make_game()
+    models = spec.assignment(game)
+    players = {seat: make_player(models[seat].spec, seat, spec.player_seed) for seat in game.seats}
+    probe = BeliefProbe(game, players) if beliefs and not deals_per_hand(spec.variant) else None
+    run_sync(game, players, [probe] if probe is not None else [])
+    summary = summary_record(game, usage={})
+    records = probe.records if probe is not None else []
+    stats = game_stats(spec.variant.name, game, summary, records)
+    return game_record(
+        spec, game, stats, records, {}, summary.get("per_player") or {}, seconds=time.perf_counter() - clock,
+        transcript="", started=started, ended=utc_now().isoformat(timespec="seconds"),
+    )  # fmt: skip
 
 
 class _UntilProbed:
@@ -163,16 +314,28 @@ class Runner:
         config: TournamentConfig,
         db: Database,
         echo: Callable[[str], None] | None = None,
+        *,
+        endpoints: dict[str, tuple[str, str]] | None = None,
+        calls: TournamentCalls | None = None,
         executor: Executor | None = None,
         progress: Callable[[int, int, float], None] | None = None,
     ) -> None:
         self.config = config
         self.db = db
         self.echo = echo or (lambda line: None)
-        self.executor: Executor = executor or GameSession(config)
+        self.executor: Executor = executor or GameSession(config, calls)
         self.progress = progress or (lambda done, planned, cost: None)  # (games done, planned, accounted $)
         self.spent = 0.0  # finished games' cost (database + this run)
         self.cap_reached = False
+        self.endpoints = endpoints or {}  # model name -> (endpoint key, label)
+        self.down: dict[str, str] = {}  # endpoint key -> why it is down
+        self.held = 0
+        self.calls = calls
+
+    def blocked(self, spec: GameSpec) -> bool:
+        """Whether a game needs an endpoint that went down in this run."""
+        models = (spec.first, spec.second, *((spec.third,) if spec.third is not None else ()))
+        return any(self.endpoints.get(m.name, ("", ""))[0] in self.down for m in models)
 
     def live_cost(self) -> float:
         return self.executor.live_cost()
@@ -209,6 +372,9 @@ class Runner:
                     self.cap_reached = True
                     return
                 spec = queue.popleft()
+                if self.blocked(spec):  # left for the next run
+                    self.held += 1
+                    continue
                 ok, text = await self.play(spec)
                 if ok:
                     report.played += 1
@@ -218,15 +384,22 @@ class Runner:
                 self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
                 self.progress(done, total, self.spent + self.live_cost())
 
+        workers = min(config.concurrency, len(todo)) or 1
+        if self.calls is not None and workers > 1 and not self.executor.isolated:
+            workers = 1
+            self.echo(f"{self.calls.mode}ing calls: games are played one at a time (vcrpy patches HTTP for the whole process)")
         self.progress(report.skipped, total, self.spent)
         try:
             if todo:
                 await self.executor.start()
                 started = time.perf_counter()  # a cluster's start-up is reported apart, not as the games' time
-            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)) or 1)))
+            await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             await self.executor.aclose()
-        report.not_started = len(queue)
+        report.not_started = len(queue) + self.held
+        report.held = self.held
+        labels = {key: label for key, label in self.endpoints.values()}
+        report.down = {labels.get(key, key): why for key, why in self.down.items()}
         report.cap_reached = self.cap_reached
         report.cost = self.db.total_cost()
         report.seconds = time.perf_counter() - started
@@ -256,6 +429,8 @@ class Runner:
             if outcome.record is None:
                 if attempt:
                     self.db.fail_attempt(attempt[0], outcome.line)
+                if outcome.down is not None:  # no new game using that endpoint starts in this run
+                    self.down.setdefault(*outcome.down)
                 return False, outcome.line
             self.db.record(outcome.record)
             self.spent += outcome.cost
@@ -268,9 +443,12 @@ class GameSession:
     worker runs for each game it is given (see :mod:`.distributed`)."""
 
     tries = 1  # nothing here can die without the whole run
+    isolated = False
 
-    def __init__(self, config: TournamentConfig) -> None:
+    def __init__(self, config: TournamentConfig, calls: TournamentCalls | None = None) -> None:
         self.config = config
+        self.calls = calls
+        self.overrides = replay_overrides(calls)
         self.live: dict[str, dict[str, Any]] = {}  # key -> players of a game in flight
 
     def live_cost(self) -> float:
@@ -285,22 +463,44 @@ class GameSession:
 
             await close_clients()
 
-    def _player(self, model: ModelEntry, seat: str, game: Game, writer: TranscriptWriter) -> Any:
+    def _player(self, model: ModelEntry, seat: str, game: Game, seed: int, writer: TranscriptWriter) -> Any:
         from arena.players.registry import make_player
 
         if model.spec in BUILTIN_KINDS:
-            return make_player(model.spec, seat, game.seed)
+            return make_player(model.spec, seat, seed)
         options = game.options.model_dump(mode="json")
-        return make_player(
-            model.spec, seat, game.seed, variant=game.name, options=options, recorder=writer.recorder(seat), **model.settings
-        )
+        settings = {**model.settings, **self.overrides}
+        return make_player(model.spec, seat, seed, variant=game.name, options=options, recorder=writer.recorder(seat), **settings)
+
+    @contextlib.contextmanager
+    def _cassette(self, spec: GameSpec, game: Game, seat_specs: dict[str, str]) -> Iterator[None]:
+        """Record or replay this game's model calls (``--record-calls`` / ``--replay-calls``)."""
+        if self.calls is None:
+            yield
+            return
+        from arena.players.llm.cassette import calls_cassette, game_stamp, read_stamp, stamp, stamp_mismatch
+
+        path = self.calls.path(spec.key)
+        here = game_stamp(game, seat_specs)
+        if self.calls.mode == "replay":
+            if not path.is_file():
+                raise ReplayMissing(f"no recorded calls for this game: {path}")
+            try:
+                why = stamp_mismatch(path, read_stamp(path), here)
+            except ValueError as exc:
+                raise ReplayMissing(str(exc)) from None
+            if why:
+                raise ReplayMissing(why)
+        with calls_cassette(path, self.calls.mode) as cassette:
+            if self.calls.mode == "record":
+                stamp(cassette, here)
+            yield
 
     async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome:
         """Play one game with its transcript at ``path``; ``started(time)`` once that file exists."""
         config = self.config
         game = spec.make_game()
         models = spec.assignment(game)
-        sides = spec.sides(game)
         seat_specs = {seat: models[seat].spec for seat in game.seats}
         try:
             writer = TranscriptWriter(path, game, seat_specs)
@@ -311,7 +511,7 @@ class GameSession:
         clock = time.perf_counter()
         probe: BeliefProbe | None = None
         try:
-            players = {seat: self._player(models[seat], seat, game, writer) for seat in game.seats}
+            players = {seat: self._player(models[seat], seat, game, spec.player_seed, writer) for seat in game.seats}
             writer.track_usage(players)
             self.live[spec.key] = players
             if config.beliefs and not deals_per_hand(spec.variant):
@@ -320,53 +520,39 @@ class GameSession:
             if all(isinstance(p, SyncPlayer) for p in players.values()):
                 await asyncio.to_thread(run_sync, game, players, observers)
             else:
-                await run(game, players, observers, decision_timeout=config.decision_timeout)
-            if probe is not None:
-                await probe.wait()
+                with self._cassette(spec, game, seat_specs):
+                    await run(game, players, observers, decision_timeout=config.decision_timeout)
+                    if probe is not None:
+                        await probe.wait()
             writer(game)
+        except StopGame as exc:  # an endpoint went down, a replay left its recording: failed, played again next run
+            self.live.pop(spec.key, None)
+            if probe is not None:  # belief questions still in flight are withdrawn, not left to the loop
+                for task in probe.tasks:
+                    task.cancel()
+                await probe.wait()
+            error = redact(str(exc) or type(exc).__name__)
+            writer.close(game, aborted=error)
+            endpoint = getattr(exc, "endpoint", None)
+            return GameOutcome(None, error, down=(endpoint, getattr(exc, "cause", error)) if endpoint is not None else None)
         except Exception as exc:  # a broken game is reported; the tournament goes on
             self.live.pop(spec.key, None)
             writer.close(game)
-            return GameOutcome(None, f"{type(exc).__name__}: {exc}")
+            return GameOutcome(None, redact(f"{type(exc).__name__}: {exc}"))
         writer.close(game)
         self.live.pop(spec.key, None)
         seconds = time.perf_counter() - clock
         transcript = read_transcript(writer.path)
         beliefs = probe.records if probe is not None else []
         stats = transcript_stats(transcript, beliefs)
-        summary = transcript.summary or {}
         # The players' own totals, unrounded (the transcript's summary rounds dollars to 6 places).
         usage = {seat: asdict(p.usage) for seat, p in players.items() if is_dataclass(getattr(p, "usage", None))}
-        per_player = summary.get("per_player") or {}
-        result = {(s.seat): s.num for s in stats if s.metric == "win"}
-        cost = sum(float(u.get("cost", 0.0)) for u in usage.values())
-        mckay = deals_per_hand(spec.variant)
-        record = GameRecord(
-            game={
-                "key": spec.key, "variant": spec.variant.name, "players": spec.players, "round": spec.round,
-                "seed": spec.seed, "pairing": spec.pairing, "first": spec.first.name, "second": spec.second.name,
-                "fingerprint": spec.fingerprint(), "winner": game.winner, "reason": game.end_reason, "days": game.day,
-                "events": len(game.log), "cost": cost, "seconds": round(seconds, 3), "transcript": str(writer.path),
-                "started": begun, "ended": utc_now().isoformat(timespec="seconds"),
-            },
-            players=[
-                {
-                    "game": spec.key, "seat": seat, "model": models[seat].name, "spec": models[seat].spec,
-                    "role": MATCH if mckay else game.role_of[seat], "team": "-" if mckay else game.team(seat),
-                    "side": sides[seat], "result": result.get(seat, 0.0), "alive": int(game.is_alive(seat)),
-                    "decisions": (per_player.get(seat) or {}).get("decisions", 0),
-                    "forfeits": (per_player.get(seat) or {}).get("forfeits", 0),
-                    "rejections": (per_player.get(seat) or {}).get("rejections", 0),
-                    "calls": (usage.get(seat) or {}).get("calls", 0),
-                    "input_tokens": (usage.get(seat) or {}).get("input_tokens", 0),
-                    "output_tokens": (usage.get(seat) or {}).get("output_tokens", 0),
-                    "cost": float((usage.get(seat) or {}).get("cost", 0.0)),
-                }
-                for seat in game.seats
-            ],
-            stats=stats,
-            beliefs=[(b, game.team(b.target) != "town") for b in beliefs],
+        record = game_record(
+            spec, game, stats, beliefs, usage, (transcript.summary or {}).get("per_player") or {},
+            seconds=seconds, transcript=str(writer.path), started=begun, ended=utc_now().isoformat(timespec="seconds"),
         )  # fmt: skip
+        cost = record.game["cost"]
+        mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
         return GameOutcome(
             record,
@@ -380,18 +566,26 @@ async def run_tournament(
     config: TournamentConfig,
     echo: Callable[[str], None] | None = None,
     *,
+    calls: TournamentCalls | None = None,
     executor: Executor | None = None,
     progress: Callable[[int, int, float], None] | None = None,
 ) -> RunReport:
-    """Lock the database, check the models and play every game not played yet (here, or on ``executor``).
+    """Lock the database, check the models and their endpoints, and play every game not played yet
+    (here, or on ``executor``).
 
     A database another live run is writing stops this one at once (:class:`~.lock.DatabaseBusy`).
     """
     with WriterLock(config.database):
-        check_models(config)
+        replaying = calls is not None and calls.mode == "replay"
+        checked = check_models(config, replay_overrides(calls))
+        if not replaying:  # a replay never touches the network
+            await check_endpoints(checked)
         try:
             config.transcripts.mkdir(parents=True, exist_ok=True)
+            if calls is not None and calls.mode == "record":
+                calls.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ConfigError(f"cannot write transcripts to {config.transcripts}: {exc.strerror or exc}") from None
+            raise ConfigError(f"cannot write to {exc.filename or config.transcripts}: {exc.strerror or exc}") from None
         with Database(config.database) as db:
-            return await Runner(config, db, echo, executor, progress).run()
+            runner = Runner(config, db, echo, endpoints=endpoints_of(checked), calls=calls, executor=executor, progress=progress)
+            return await runner.run()

@@ -5,7 +5,10 @@ A bad *answer* (not JSON, wrong shape, illegal name) is the player's fault: it c
 as ``feedback``. A bad *connection* (429, 5xx, timeout, refused) is nobody's move: it is retried
 here with exponential backoff and jitter (honouring ``Retry-After``), bounded in tries and time;
 past the bound the decision is given up (:class:`~arena.players.base.GiveUp` with the reason, e.g.
-"provider unavailable: 4× 503", a logged forfeit), never counted as a rejected answer.
+"provider unavailable: 4× 503", a logged forfeit), never counted as a rejected answer. When an
+endpoint's calls are given up ``down_after`` times in a row across the table, the endpoint is down
+and the game stops (:mod:`arena.players.llm.transport`). Every provider error becomes our string
+in :func:`_error_text`, which removes keys (:mod:`arena.players.redact`).
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ from tenacity.wait import wait_base, wait_random_exponential
 
 from arena.engine import ActionBase, DecisionRequest, View, dump_action
 from arena.players.base import Answer, GiveUp, Malformed
+from arena.players.redact import install_log_redaction, redact, register_key
 
 from .profiles import Profile
 from .prompt import Conversation, make_env
 from .providers import Reply, backend_for, retry_after, transport_error
 from .schema import KindSchemas
+from .transport import CassetteMiss, EndpointDown, ReplayMismatch, breaker_for, cassette_miss, endpoint_label
 from .usage import Usage
 
 log = logging.getLogger("arena.players.llm")
@@ -86,9 +91,11 @@ class _WaitRetryAfter(wait_base):
 
 
 def _error_text(exc: BaseException) -> str:
+    """A provider's exception as our one-line string: the boundary where keys are removed
+    (before the text is cut, so a key is never left half visible)."""
     status = getattr(exc, "status_code", None)
     text = f"{type(exc).__name__}" + (f" {status}" if status else "")
-    message = str(exc).splitlines()[0] if str(exc) else ""
+    message = redact(str(exc)).splitlines()[0] if str(exc) else ""
     return f"{text}: {message[:200]}" if message else text
 
 
@@ -96,6 +103,11 @@ def _fault(exc: BaseException) -> str:
     """A try's fault in a word: the HTTP status, else the exception's class."""
     status = getattr(exc, "status_code", None)
     return str(status) if status else type(exc).__name__
+
+
+def _decision_words(request: DecisionRequest) -> str:
+    """``day 2, vote`` — where a decision is, for a one-line error."""
+    return f"day {request.day}, {request.group or request.phase}"
 
 
 def _validation_text(exc: ValidationError) -> str:
@@ -137,6 +149,9 @@ class LLMPlayer:
         self.spec = spec or f"{profile.provider}:{profile.model}"
         self.seed = seed
         self._key = key
+        register_key(key)  # removed from every error text and log line from now on
+        if key:
+            install_log_redaction()
         self.recorder = recorder
         if profile.provider == "local":  # a model in this process; imported only when a seat asks for it
             from .local import LocalBackend
@@ -177,8 +192,17 @@ class LLMPlayer:
         return limits[self.profile.endpoint]
 
     async def _send(self, kwargs: dict[str, Any], retries: list[dict[str, Any]]) -> Any:
+        """One model call under the retry policy and the endpoint's breaker.
+
+        Raises :class:`TransportGaveUp` (the decision is forfeited), :class:`EndpointDown` (this
+        call tripped the breaker, or the endpoint is down already: the game stops) or
+        :class:`CassetteMiss` (a replayed game asked something the cassette does not hold).
+        """
         profile = self.profile
         faults: list[str] = []
+        breaker = None if profile.provider == "local" else breaker_for(profile.endpoint)  # a local model is no endpoint
+        if breaker is not None and breaker.down is not None:
+            raise EndpointDown(profile.endpoint, endpoint_label(profile), breaker.down)
 
         def note_retry(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
@@ -190,7 +214,7 @@ class LLMPlayer:
             log.warning("%s: %s; retry %d in %.2fs", self.name, entry["error"], state.attempt_number, wait)
 
         retrying = AsyncRetrying(
-            retry=retry_if_exception(lambda e: transport_error(e)[0]),
+            retry=retry_if_exception(lambda e: transport_error(e)[0] and cassette_miss(e) is None),
             wait=_WaitRetryAfter(profile),
             stop=stop_after_attempt(profile.attempts) | stop_after_delay(profile.retry_budget),
             before_sleep=note_retry,
@@ -200,10 +224,13 @@ class LLMPlayer:
             async for attempt in retrying:
                 with attempt:
                     async with self._limit():
-                        return await self.backend.send(self._client(), kwargs)
+                        response = await self.backend.send(self._client(), kwargs)
         except Exception as exc:
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
+            miss = cassette_miss(exc)
+            if miss is not None:
+                raise miss from None
             retryable, _ = transport_error(exc)
             why = "gave up after retries" if retryable else "not retryable"
             faults.append(_fault(exc))
@@ -212,8 +239,14 @@ class LLMPlayer:
                 short = f"provider unavailable: {counts}"
             else:
                 short = f"provider error: {_error_text(exc)}"
-            raise TransportGaveUp(f"{_error_text(exc)} ({why})", short) from exc
-        raise TransportGaveUp("no attempt was made")  # unreachable: AsyncRetrying always tries once
+            message = f"{_error_text(exc)} ({why})"
+            # `from None`: the provider's exception (its message may quote the key) goes no further
+            if breaker is not None and breaker.failure(short, profile.down_after):
+                raise EndpointDown(profile.endpoint, endpoint_label(profile), breaker.down or short, message) from None
+            raise TransportGaveUp(message, short) from None
+        if breaker is not None:
+            breaker.success()
+        return response
 
     # ---- the decision ---------------------------------------------------------------------------
     async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
@@ -263,6 +296,20 @@ class LLMPlayer:
             log.error("%s: no answer for request %d: %s", self.name, request.id, exc)
             self._emit(record)
             return GiveUp(exc.why)
+        except EndpointDown as exc:
+            if exc.call_error is not None:  # this call failed and tripped the breaker: it is on the record
+                record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=exc.call_error)
+                self.usage.latency += record["latency"]
+                self.usage.transport_failures += 1
+                self._emit(record)
+            log.error("%s: stopping the game at request %d: %s", self.name, request.id, exc)
+            raise
+        except CassetteMiss as exc:
+            raise ReplayMismatch(
+                f"replay: no recorded call matches seat {self.name}'s decision {request.id} "
+                f"({_decision_words(request)}, try {record['try']}) in {exc.cassette} ({exc.reason}): "
+                "the game has left the recording (same command, seed and prompts?)"
+            ) from None
         latency = time.perf_counter() - started
         reply = self.backend.extract(response)
         answer = self._interpret(request, schemas, reply)

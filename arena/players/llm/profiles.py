@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from arena.players.redact import install_log_redaction, register_key
 from arena.players.registry import SpecError
 
 PROVIDERS = ("openai", "anthropic", "local")
@@ -54,6 +55,10 @@ class Profile(BaseModel):
     max_retry_after: float = Field(60.0, ge=0, description="Cap on a server's Retry-After.")
     retry_budget: float = Field(180.0, gt=0, description="Seconds for all tries of one call.")
     concurrency: int = Field(8, ge=1, le=256, description="Calls in flight per provider endpoint.")
+    down_after: int = Field(
+        3, ge=1, description="Consecutive calls given up on one endpoint, across the table, that stop the game."
+    )
+    check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
     context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
 
@@ -178,4 +183,6 @@ def api_key(profile: Profile) -> str | None:
         raise SpecError(
             f"{profile.name or profile.model}: set {profile.api_key_env} in the environment (keys are read from there only)"
         )
+    register_key(value)  # from now on it is removed from every error text, record and log line
+    install_log_redaction()
     return value

@@ -1,0 +1,120 @@
+"""When a provider cannot be used: the endpoint breaker and the stops a model seat may raise.
+
+**The breaker.** One per provider endpoint and event loop, shared by every seat on it (a game's
+table; a tournament's games in flight). It counts *calls given up* — calls that failed every
+try of the retry policy, or failed for good (401, 403, 404, 400) — in a row across those seats;
+any answered call resets the count. At the profile's ``down_after`` (3 by default) the endpoint
+is down: the call that tripped it, and every later call on that endpoint, raises
+:class:`EndpointDown`, a :class:`~arena.players.base.StopGame`, so the game stops at once instead
+of playing on with forfeits. Why count given-up calls, not failed tries: a burst of 429s when
+nine seats vote at once is a busy endpoint, not a dead one, and the retry policy already waits
+those out; a call given up is a decision lost. Why 3: under 30% injected faults of every kind
+(tests/test_llm_games.py) a call is given up about once in a thousand, so three in a row by
+chance is about one in a billion calls, while a dead endpoint trips it with the first three
+calls (at once when several seats ask together, a few backoffs later in a discussion).
+An endpoint found down stays down for the rest of the run (its event loop).
+
+**Replay misses.** While a game is replayed from a cassette (:mod:`arena.players.llm.cassette`),
+a request the cassette does not hold fails inside the HTTP client; :func:`cassette_miss` finds
+that in the exception chain so the seat stops the game with :class:`ReplayMismatch` (one line
+naming the seat and decision) instead of retrying and forfeiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+
+from arena.players.base import StopGame
+
+from .profiles import Profile
+
+_breakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Breaker]] = weakref.WeakKeyDictionary()
+CASSETTE_MISS = "CannotOverwriteExistingCassetteException"  # vcrpy's error for a request not in the cassette
+
+
+def endpoint_label(profile: Profile) -> str:
+    """The endpoint in words: its base URL, or the provider's own API."""
+    if profile.base_url:
+        return profile.base_url
+    return {"openai": "the OpenAI API", "anthropic": "the Anthropic API"}.get(profile.provider, profile.provider)
+
+
+class TransportStop(StopGame):
+    """A model seat stops the run because of its transport (the endpoint is down, a replay miss)."""
+
+    error = True
+
+
+class EndpointDown(TransportStop):
+    """The endpoint failed ``down_after`` calls in a row: the game stops with this message."""
+
+    def __init__(self, endpoint: str, label: str, cause: str, call_error: str | None = None) -> None:
+        super().__init__(f"endpoint down: {label}: {cause}")
+        self.endpoint = endpoint
+        self.label = label
+        self.cause = cause
+        self.call_error = call_error  # this call's own failure (None: no call was made, the endpoint was down already)
+
+
+class CassetteMiss(Exception):
+    """A request that the cassette being replayed does not hold (raised by the player's transport)."""
+
+    def __init__(self, cassette: str, reason: str) -> None:
+        super().__init__(f"{cassette}: {reason}")
+        self.cassette = cassette
+        self.reason = reason
+
+
+class ReplayMismatch(TransportStop):
+    """A replayed game asked something the recording did not: the game has left the recording."""
+
+
+class Breaker:
+    """Consecutive calls given up on one endpoint (see the module docstring)."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self.failures = 0
+        self.down: str | None = None  # the cause, once the endpoint is down
+
+    def success(self) -> None:
+        if self.down is None:
+            self.failures = 0
+
+    def failure(self, why: str, limit: int) -> bool:
+        """Count one call given up; True when the endpoint is (now or already) down."""
+        self.failures += 1
+        if self.down is None and self.failures >= limit:
+            self.down = f"{self.failures} calls in a row given up (last: {why})"
+        return self.down is not None
+
+
+def breaker_for(endpoint: str) -> Breaker:
+    """The breaker of ``endpoint`` on the running event loop."""
+    table = _breakers.setdefault(asyncio.get_running_loop(), {})
+    if endpoint not in table:
+        table[endpoint] = Breaker(endpoint)
+    return table[endpoint]
+
+
+def down_endpoints() -> dict[str, str]:
+    """Endpoint -> cause, for every endpoint found down on the running event loop."""
+    table = _breakers.get(asyncio.get_running_loop(), {})
+    return {name: b.down for name, b in table.items() if b.down is not None}
+
+
+def cassette_miss(exc: BaseException) -> CassetteMiss | None:
+    """The replay miss behind ``exc`` (the SDKs may wrap the HTTP client's error), if there is one."""
+    seen: set[int] = set()
+    node: BaseException | None = exc
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        if isinstance(node, CassetteMiss):
+            return node
+        if type(node).__name__ == CASSETTE_MISS:
+            cassette = getattr(getattr(node, "cassette", None), "_path", "the cassette")
+            reason = str(getattr(node, "reason", "") or "no_match").replace("_", " ")
+            return CassetteMiss(str(cassette), reason)
+        node = node.__cause__ or node.__context__
+    return None
