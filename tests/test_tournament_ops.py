@@ -222,3 +222,36 @@ def test_a_kill_9_leaves_a_lock_the_next_run_takes(tmp_path):
     assert Holder.parse((tmp_path / "k.sqlite.lock").read_text()).pid == holder.pid  # left behind
     with WriterLock(db):
         pass
+
+
+# ---- a game is the same whichever process plays it ---------------------------------------------------
+ORDER_SCRIPT = """
+import json, sys
+from arena.orchestrator import run_sync
+from arena.players.registry import make_player
+from arena.tournament.config import parse_tournament
+from arena.tournament.design import build_design
+data = {"name": "o", "seed": 3, "games": 12, "models": {"bot": "bot", "random": "random"},
+        "variants": [{"name": "classic", "players": [7, 8, 9]}, {"name": "cove", "players": 10}]}
+design = build_design(parse_tournament(data))
+out = {}
+for spec in design if sys.argv[1] == "forward" else design[::-1]:
+    game = spec.make_game()
+    models = spec.assignment(game)
+    run_sync(game, {s: make_player(models[s].spec, s, spec.player_seed) for s in game.seats})
+    out[spec.key] = [e.to_dict() for e in game.log]
+print(json.dumps(out, sort_keys=True, default=str))
+"""
+
+
+def test_a_bot_game_does_not_depend_on_what_its_process_played_before():
+    """A worker of a distributed run plays whichever games it is given: each game's events (thoughts
+    included) must be the same in any order. A process-wide cache of bot votes once wrote
+    ``suspicion -0.0`` or ``+0.0`` after whichever had come first."""
+    runs = [
+        subprocess.run([sys.executable, "-c", ORDER_SCRIPT, order], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        for order in ("forward", "backward")
+    ]
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    forward, backward = (json.loads(r.stdout) for r in runs)
+    assert len(forward) == 48 and [k for k in forward if forward[k] != backward[k]] == []

@@ -390,7 +390,9 @@ class DayNightStrategy(Strategy):
             yes = self.mafia_verdict(accused, kind)
         else:
             yes = self.town_verdict(accused, kind)
-        key = (kind, accused, yes, round(mem.suspicion(accused), 1))
+        # + 0.0 turns -0.0 into 0.0: they are one key, and the cached thought must not say "-0.0" or
+        # "+0.0" after whichever came first in this process (a game's transcript is the same anywhere).
+        key = (kind, accused, yes, round(mem.suspicion(accused), 1) + 0.0)
         action = VERDICTS.get(key)
         if action is None:  # actions are immutable: equal votes share one instance
             if len(VERDICTS) > 4096:
