@@ -22,7 +22,7 @@ from rich.console import Console
 
 from arena.calls import check_model_seats, model_calls_option
 from arena.cli_base import USAGE_ERROR, CliError, Parser, variant_class
-from arena.config import ConfigError, first_error, load_config, parse_seat_arg, seat_specs
+from arena.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
 from arena.engine import Game, RulesError
 from arena.usage_table import print_usage
 
@@ -60,17 +60,56 @@ def _players(
     return players
 
 
-async def _run_and_close(game: Game, players: dict[str, Any], observers: list[Any]) -> None:
+async def _run_and_close(game: Game, players: dict[str, Any], observers: list[Any], clock: Any = None) -> None:
     """Play on an event loop, then let model seats close their connections on that same loop."""
     from arena.orchestrator import run
 
     try:
-        await run(game, players, observers)
+        await run(game, players, observers, clock=clock)
     finally:
         for player in players.values():
             close = getattr(player, "aclose", None)
             if close is not None:
                 await close()
+
+
+def _in_terminal(human: Any, game: Callable[[], None]) -> None:
+    """Run ``game``; with a person at the terminal, in a worker thread while the main thread reads
+    the keyboard (so a question can count down and be withdrawn: :mod:`arena.players.human.keyboard`)."""
+    from arena.players.human.keyboard import TerminalKeyboard
+
+    keyboard = getattr(human, "keyboard", None)
+    if isinstance(keyboard, TerminalKeyboard):
+        keyboard.play(game)
+    else:
+        game()
+
+
+def _wall_clock(args: argparse.Namespace, game: Game, human: str | None) -> Any:
+    """The wall clock of a McKay table with a person at it (beats of real seconds), else None."""
+    from arena.variants.mckay.common import McKayGame
+    from arena.wallclock import DEFAULT_BEAT_SECONDS, ClockError, ThinkTime, WallClock
+
+    if human is None or not isinstance(game, McKayGame):
+        for flag, value in (("--beat-seconds", args.beat_seconds), ("--think", args.think)):
+            if value:
+                raise CliError(f"{flag} needs a person at a duel, duel3 or trio table (--human NAME)")
+        return None
+    think: dict[str, ThinkTime] = {}
+    default = None
+    try:
+        for text in args.think:
+            seat, eq, spec = text.rpartition("=")
+            if not eq:
+                default = ThinkTime.parse(spec)
+            elif seat not in game.seats:
+                raise CliError(f"--think {text}: this table has no seat {seat!r} (seats: {', '.join(game.seats)})")
+            else:
+                think[seat] = ThinkTime.parse(spec)
+        seconds = DEFAULT_BEAT_SECONDS if args.beat_seconds is None else args.beat_seconds
+        return WallClock(seconds, seed=game.seed, think=think, default=default)
+    except ClockError as exc:
+        raise CliError(str(exc)) from None
 
 
 # ---- play -------------------------------------------------------------------------------------
@@ -95,7 +134,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     config = load_config(variant, args.config)
     if args.hands is not None:
         config.options = _with_option(variant, config.options, "hands", args.hands)
-    seat_args = [parse_seat_arg(s) for s in args.seat]
+    seat_args = parse_seat_args(args.seat)
+    if args.human is not None:
+        twice = next((name for name, _ in seat_args if name.lower() == args.human.strip().lower()), None)
+        if twice is not None:
+            raise CliError(f"--human {args.human} and --seat {twice}=… name the same seat: give it once")
     if args.seats:  # every seat the config and --seat leave to the default
         unnamed = [name for name in seat_specs(variant, args.players, config) if name not in config.seats]
         seat_args = [(name, args.seats) for name in unnamed] + seat_args
@@ -113,6 +156,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         game = variant(list(specs), config.options, seed)
     except RulesError as exc:
         raise CliError(str(exc)) from None
+    clock = _wall_clock(args, game, human)
     sink: list[TranscriptWriter] = []  # seats are made before the file (a bad spec leaves none): bind late
 
     def recorder(seat: str) -> Callable[[dict[str, Any]], None]:
@@ -130,7 +174,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if calls is None or calls.mode != "replay":  # a replay never touches the network
         check_model_seats(players)
     try:
-        writer = TranscriptWriter.create(Path(args.transcripts), game, specs)
+        writer = TranscriptWriter.create(Path(args.transcripts), game, specs, {"clock": clock.describe()} if clock else None)
     except OSError as exc:
         raise CliError(f"cannot write transcripts to {args.transcripts}: {exc.strerror or exc}") from None
     sink.append(writer)
@@ -154,7 +198,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             if all(isinstance(p, SyncPlayer) for p in players.values()):
                 play(game, players, observers)
             else:
-                asyncio.run(_run_and_close(game, players, observers))
+                _in_terminal(players.get(human or ""), lambda: asyncio.run(_run_and_close(game, players, observers, clock)))
     except KeyboardInterrupt:
         code, aborted = 130, "interrupted (Ctrl-C)"
     except StopGame as exc:
@@ -292,6 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--human-timeout", type=float, metavar="SECONDS", help="time for each of your decisions; then the default is played"
     )
+    p.add_argument(
+        "--beat-seconds", type=float, metavar="S",
+        help="with a person at a duel, duel3 or trio table: seconds of a beat on the wall clock (default 10: 12 in 2 minutes)",
+    )  # fmt: skip
+    p.add_argument(
+        "--think", action="append", default=[], metavar="[NAME=]LOW-HIGH",
+        help="with a person at a McKay table: a bot's think time in a beat, seconds (default: 20-80%% of it); repeatable",
+    )  # fmt: skip
     p.add_argument("--reveal", action="store_true", help="also print private events: cards, night actions, checks, thoughts")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.add_argument("--transcripts", default="transcripts", metavar="DIR", help="transcript folder (default: transcripts)")

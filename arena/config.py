@@ -132,6 +132,17 @@ def parse_seat_arg(text: str) -> tuple[str, str]:
     return name.strip(), spec.strip()
 
 
+def parse_seat_args(texts: Iterable[str]) -> list[tuple[str, str]]:
+    """Every ``--seat NAME=SPEC``, each seat at most once (a repeat is a mistake, not an override)."""
+    given: dict[str, str] = {}
+    for text in texts:
+        name, spec = parse_seat_arg(text)
+        if name in given:
+            raise ConfigError(f"--seat {name} is given twice ({name}={given[name]}, {name}={spec}): give each seat once")
+        given[name] = spec
+    return list(given.items())
+
+
 def seat_specs(
     variant: type[Game],
     players: int | None,

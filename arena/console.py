@@ -26,6 +26,7 @@ from arena.engine.wording import (
     fate_text,
     names_or_nobody,
     plain_action,
+    plural,
     private_line,
     public_line,
     quoted,
@@ -34,6 +35,7 @@ from arena.engine.wording import (
     vote_result_line,
 )
 from arena.outcome import result_text
+from arena.players.human.screen import hand_table  # the after-hand table both screens print
 
 __all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_variants"]
 
@@ -57,19 +59,22 @@ class Printer:
         for event in log[self._seen :]:
             if event.type == "hand":
                 self.day_word = "Hand"
+            wrap = not self.console.is_terminal  # a terminal wraps at word boundaries; a file keeps whole lines
             if event.to is None:
                 line = public_line(event, self.day_word)
                 if line is not None:
-                    self.console.print(Text(*line), highlight=False, soft_wrap=True)
+                    self.console.print(Text(*line), highlight=False, soft_wrap=wrap)
+                if event.type == "hand_over":  # McKay's matches: the scores after every hand
+                    self.console.print(hand_table(event.data))
             elif self.reveal:
                 text = private_line(event)
                 if text is not None:
-                    self.console.print(Text(text, style="dim"), highlight=False, soft_wrap=True)
+                    self.console.print(Text(text, style="dim"), highlight=False, soft_wrap=wrap)
         self._seen = len(log)
 
 
 def fate(game: Game, name: str) -> str:
-    """"alive", or how and when the seat died ("killed by the mafia on night 1"): the truth, for the end."""
+    """ "alive", or how and when the seat died ("killed by the mafia on night 1"): the truth, for the end."""
     for death in game.deaths:
         if death.player == name:
             phase = next((e.phase for e in game.log if e.type == "death" and e.data.get("player") == name), "")
@@ -81,12 +86,12 @@ def print_result(console: Console, game: Game, specs: Mapping[str, str], transcr
     """Winner, every seat's card and fate, and where the transcript is."""
     if game.finished:
         scores = getattr(game, "scores", None)
-        days = "hands" if isinstance(scores, dict) else "days"
+        unit = "hand" if isinstance(scores, dict) else "day"
         result = result_text(
             game.winner, game.end_reason, alive_roles={n: game.role_of[n] for n in game.alive}, team_of=game.team_of,
             scores=scores if isinstance(scores, dict) else None, max_days=getattr(game.options, "max_days", None),
         )  # fmt: skip
-        console.print(Text(f"Result: {result} (after {game.day} {days}).", style="bold"))
+        console.print(Text(f"Result: {result} (after {plural(game.day, unit)}).", style="bold"))
     else:
         console.print(Text("The game was stopped before its end.", style="bold yellow"))
     table = Table(title=f"{game.name}, seed {game.seed}")

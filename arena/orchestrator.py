@@ -12,8 +12,9 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
-from arena.players.base import Answer, GiveUp, Malformed, Player, StopGame, SyncPlayer
+from arena.players.base import Answer, Beat, GiveUp, Malformed, Player, StopGame, SyncPlayer
 from arena.players.redact import redact
+from arena.wallclock import WallClock
 
 __all__ = ["Observer", "Ruling", "StopGame", "play", "run", "run_sync"]
 Observer = Callable[[Game], None]
@@ -31,10 +32,11 @@ class Ruling:
         self.decision: Decision | None = None
         self.feedback: str | None = None
 
-    def offer(self, answer: Answer, error: str | None = None) -> None:
+    def offer(self, answer: Answer, error: str | None = None, *, at: float | None = None) -> None:
+        """One attempt; ``at`` is when it arrived, in seconds into the beat (a table on the wall clock)."""
         game, request = self.game, self.request
         if answer is None or isinstance(answer, GiveUp):
-            self._forfeit(answer.why if isinstance(answer, GiveUp) else error or "no answer")
+            self._forfeit(answer.why if isinstance(answer, GiveUp) else error or "no answer", at)
             return
         if isinstance(answer, Malformed):
             reason: str | None = answer.error
@@ -45,17 +47,17 @@ class Ruling:
             reason = game.validate(request, action)
             if reason is None:
                 self.attempts.append((action, None))
-                self.decision = Decision(request, action, False, self.attempts)
+                self.decision = Decision(request, action, False, self.attempts, at=at)
                 return
             game.reject(request, action, reason)
         self.attempts.append((action, reason))
         self.feedback = reason
         if len(self.attempts) > game.options.retries:
-            self._forfeit(f"{len(self.attempts)} rejected answers")
+            self._forfeit(f"{len(self.attempts)} rejected answers")  # no time: a replay rebuilds it from the rejections
 
-    def _forfeit(self, why: str) -> None:
+    def _forfeit(self, why: str, at: float | None = None) -> None:
         # the default is drawn by Game.resolve in request order: parallel answers may arrive in any order
-        self.decision = Decision(self.request, None, True, self.attempts, why)
+        self.decision = Decision(self.request, None, True, self.attempts, why, at=at)
 
 
 def _views(game: Game, players: Mapping[str, object]) -> dict[str, View]:
@@ -96,10 +98,57 @@ async def run(
     observers: Sequence[Observer] = (),
     *,
     decision_timeout: float | None = None,
+    clock: WallClock | None = None,
 ) -> Game:
-    """Play ``game`` to its end, asking simultaneous decisions in parallel."""
+    """Play ``game`` to its end, asking simultaneous decisions in parallel.
+
+    With ``clock`` (McKay's games with a person at the table) every beat lasts its seconds on the
+    wall clock and each answer goes to the engine with its arrival time (:mod:`arena.wallclock`).
+    Observers with an ``async hold(game)`` method may keep the next step waiting (the person's
+    screen, paging the rest of a game after their death).
+    """
     views = _views(game, players)
     _notify(observers, game)
+    loop = asyncio.get_running_loop()
+    watchers = list({id(w): w for w in (*players.values(), *observers) if hasattr(w, "beat_started")}.values())
+    holders = [o for o in observers if hasattr(o, "hold")]
+
+    async def settle_in_beat(request: DecisionRequest, beat: Beat) -> Decision:
+        """One answer within the beat: when it arrives is part of the answer."""
+        assert clock is not None
+        ruling = Ruling(game, request)
+        player = players[request.player]
+        while ruling.decision is None:
+            left = beat.ends - loop.time()
+            answer: Answer = None
+            arrives: float | None = None  # an instant player's drawn moment: its arrival, however late the loop wakes
+            try:
+                if isinstance(player, SyncPlayer):  # an instant player thinks for a seeded moment
+                    answer = player.decide_now(request, views[request.player], ruling.feedback)
+                    arrives = loop.time() + clock.think_time(request.player)
+                    if arrives >= beat.ends:
+                        raise TimeoutError
+                    await asyncio.sleep(arrives - loop.time())
+                elif left > 0:
+                    answer = await asyncio.wait_for(player.decide(request, views[request.player], ruling.feedback), left)
+                else:
+                    raise TimeoutError
+            except (StopGame, KeyboardInterrupt, asyncio.CancelledError):
+                raise
+            except TimeoutError:  # nothing in time: the beat passes the player by (its default, at the end)
+                if request.default is None:
+                    ruling.offer(None, "the beat was over", at=beat.seconds)
+                else:
+                    ruling.offer(request.default, at=beat.seconds)
+            except Exception as exc:  # a broken player forfeits; the game goes on
+                error = redact(f"{type(exc).__name__}: {exc}")  # a model seat's exception may quote its key
+                game.note("player_error", actor=request.player, request=request.id, error=error)
+                ruling.offer(None, "player error")
+            else:
+                now = loop.time() if arrives is None else arrives
+                ruling.offer(answer, at=min(now - beat.started, beat.seconds))
+            _notify(observers, game)
+        return ruling.decision
 
     async def settle(request: DecisionRequest) -> Decision:
         ruling = Ruling(game, request)
@@ -122,7 +171,16 @@ async def run(
         return ruling.decision
 
     while not game.finished:
-        tasks = [asyncio.ensure_future(settle(r)) for r in game.pending()]
+        pending = game.pending()
+        beat = None
+        if clock is not None and any(clock.timed(r) for r in pending):
+            beat = clock.start(pending, loop.time())
+            for watcher in watchers:
+                watcher.beat_started(beat)  # type: ignore[attr-defined]
+        tasks = [
+            asyncio.ensure_future(settle_in_beat(r, beat) if beat is not None and clock.timed(r) else settle(r))  # type: ignore[union-attr]
+            for r in pending
+        ]
         try:
             decisions = await asyncio.gather(*tasks)
         except BaseException:
@@ -134,6 +192,8 @@ async def run(
             raise
         game.resolve(decisions)
         _notify(observers, game)
+        for holder in holders:
+            await holder.hold(game)  # type: ignore[attr-defined]
     return game
 
 

@@ -6,7 +6,8 @@ decisions, through the orchestrator's own :class:`~arena.orchestrator.Ruling`:
 
 - a ``rejected`` event offers its ``action`` again, or its ``raw`` answer (not an action at all)
   with the recorded complaint;
-- an ``action`` event offers its action;
+- an ``action`` event offers its action (with its arrival time ``at``, at a table on the wall
+  clock: McKay's games with a person, where "first come" follows those times);
 - a ``forfeit`` that came after fewer than ``retries + 1`` rejections means the player gave no
   answer: no answer is offered (with the recorded reason, e.g. "no answer");
 - the orchestrator's moderator notes ``player_timeout`` and ``player_error`` mark a decision the
@@ -92,9 +93,9 @@ def _offer(game: Game, ruling: Ruling, event: dict[str, Any]) -> bool:
             else:
                 ruling.offer(Malformed(data.get("raw"), data["reason"]))
         elif kind == "action":
-            ruling.offer(parse_action(data["action"]))
+            ruling.offer(parse_action(data["action"]), at=data.get("at"))
         elif kind == "forfeit":
-            ruling.offer(None, data.get("why") or None)
+            ruling.offer(None, data.get("why") or None, at=data.get("at"))
         elif kind == "player_timeout":
             ruling.offer(None, "out of time")
             game.note("player_timeout", actor=event.get("actor"), request=data["request"])

@@ -4,7 +4,8 @@ One JSON object per line, each with a ``type``:
 
 - line 1, ``{"type": "header", ...}``: ``format``, ``variant``, ``options`` (all of them, after
   validation), ``seed``, ``seats`` (in seat order), ``players`` (seat -> spec), ``version``
-  (``arena.__version__``) and ``started`` (UTC, ISO 8601);
+  (``arena.__version__``) and ``started`` (UTC, ISO 8601); a McKay game played on the wall clock
+  (a person at the table) adds ``clock``: ``beat_seconds`` and each seat's ``think`` time;
 - then ``{"type": "event", "event": Event.to_dict()}`` for every event, in log order;
 - between them, for seats played by a language model, ``{"type": "call", "player": seat,
   "call": {...}}``: one per model call, as the player reported it (prompt size, usage, cost,
@@ -121,7 +122,15 @@ class TranscriptWriter:
     writes any events not yet written, so that even an interrupted run keeps them all.
     """
 
-    def __init__(self, path: Path, game: Game, players: Mapping[str, str], *, started: datetime | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        game: Game,
+        players: Mapping[str, str],
+        *,
+        started: datetime | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
         self.path = path
         self.started = started or utc_now()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,15 +148,18 @@ class TranscriptWriter:
             "players": {name: players.get(name, "?") for name in game.seats},
             "version": arena.__version__,
             "started": self.started.isoformat(timespec="seconds"),
+            **(extra or {}),  # e.g. "clock": how a table on the wall clock ran (arena.wallclock)
         }
         self._file.write(dumps(header) + "\n")
         self._file.flush()
 
     @classmethod
-    def create(cls, directory: Path, game: Game, players: Mapping[str, str]) -> TranscriptWriter:
+    def create(
+        cls, directory: Path, game: Game, players: Mapping[str, str], extra: Mapping[str, Any] | None = None
+    ) -> TranscriptWriter:
         """A writer for ``game`` under its standard name in ``directory``."""
         started = utc_now()
-        return cls(transcript_path(directory, game.name, game.seed, started), game, players, started=started)
+        return cls(transcript_path(directory, game.name, game.seed, started), game, players, started=started, extra=extra)
 
     def track_usage(self, players: Mapping[str, object]) -> None:
         """Put each model seat's usage totals (``player.usage.as_dict()``) in the summary."""

@@ -38,6 +38,7 @@ from arena.variants import VARIANTS
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 PROMPT = r"\n([a-z][a-z-]*)> "
+TIMED_PROMPT = r"\n(?:\[ ?\d+s\] )?([a-z][a-z-]*)> "  # a question on the clock shows the seconds left
 
 
 # ---- in-process helpers ---------------------------------------------------------------------------
@@ -52,7 +53,7 @@ class Keys:
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Any) -> None:
         self.on_interrupt = on_interrupt
 
-    async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+    async def read(self, prompt: str, words: Sequence[str] = (), **_: Any) -> str | Key:
         await asyncio.sleep(0)  # a person takes a moment: the loop runs the other seats
         self.prompts.append(prompt)
         if len(self.prompts) > 50_000:
@@ -127,6 +128,10 @@ def autopilot(seed: int) -> Keys:
         if prompt == "say> ":
             said += 1
             return rng.choice(["", f"HUMAN-SAYS-{said}", "I trust nobody."])
+        if prompt == "claim> ":  # roles are lower case, seats capitalised
+            roles = [w for w in words if w.islower() and w not in ("mafia", "not mafia", "none")] or ["mafia"]
+            seats = [w for w in words if w[:1].isupper()]
+            return rng.choice(["", "", f"{rng.choice(roles)}: {rng.choice(seats)} mafia", "cop: Zed", "none"])
         roll = rng.random()
         if roll < 0.1:
             return rng.choice(["zzz", "Nobody Here", "99", "0", "help", "log", "table", "say hi"])
@@ -275,7 +280,7 @@ def test_menus_take_numbers_names_any_case_and_prefixes_and_say_why_not() -> Non
 def test_a_wrong_target_is_asked_again_and_the_words_are_kept() -> None:
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=typed("My honest words.", "Zed", "ann", "bob"))
+    me = HumanPlayer("Ann", console=console, keyboard=typed("My honest words.", "", "Zed", "ann", "bob"))
     action = asyncio.run(me.decide(request, game.view("Ann"), None))
     assert action == Speak(speech="My honest words.", accuse="Bob")
     screen = screen_of(console)
@@ -286,7 +291,7 @@ def test_a_wrong_target_is_asked_again_and_the_words_are_kept() -> None:
 def test_a_rejected_answer_shows_the_engine_reason_and_enter_keeps_the_words() -> None:
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=typed("First words.", "", "", "2"))
+    me = HumanPlayer("Ann", console=console, keyboard=typed("First words.", "", "", "", "", "2"))
     view = game.view("Ann")
     first = asyncio.run(me.decide(request, view, None))
     again = asyncio.run(me.decide(request, view, "a reason the engine gave"))
@@ -319,7 +324,7 @@ def test_silent_decisions_refuse_words() -> None:
 
 def test_out_of_time_forfeits_to_the_default_with_a_notice() -> None:
     class Never(Keys):
-        async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+        async def read(self, prompt: str, words: Sequence[str] = (), **_: Any) -> str | Key:
             self.waiting = True
             await asyncio.Event().wait()
             return ""
@@ -368,7 +373,7 @@ def test_end_of_input_means_quit() -> None:
 def test_help_and_log_answer_and_ask_again() -> None:
     game, request = first_request("cove", 2, "Ann", "speeches", 8)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=typed("help", "log", "Hello.", "2"))
+    me = HumanPlayer("Ann", console=console, keyboard=typed("help", "log", "Hello.", "", "2"))
     me.variant = "cove"
     action = asyncio.run(me.decide(request, game.view("Ann"), None))
     assert action.speech == "Hello." and action.nominate is not None
@@ -440,7 +445,8 @@ def transcript_of(tmp_path: Path):
 def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
     child = spawn(tmp_path, "classic", "--seed", "3", "--human", "ann")
     slips = {"accuse": ["Zed", "ann", "c\t"], "verdict": ["maybe"], "kill": ["Ann"], "say": ["help"]}  # c, Tab: Cid
-    good = {"say": "I am just a citizen, trust me.", "accuse": "2", "verdict": "yes", "kill": "1", "check": "1", "floor": ""}
+    good = {"say": "I am just a citizen, trust me.", "claim": "", "accuse": "2", "verdict": "yes", "kill": "1", "check": "1"}
+    good["floor"] = ""
     asked = []
     while child.expect([PROMPT, pexpect.EOF]) == 0:
         prompt = child.match.group(1)
@@ -469,12 +475,13 @@ def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
 
 
 def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
+    """On the wall clock: 3-second beats, the bot answering 2 s into each, the person at once."""
     config = tmp_path / "duel.toml"
     config.write_text("players = 2\n[options]\nhands = 2\nbeats = 3\n")
     out = tmp_path / "games"
-    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config))
+    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config), "--beat-seconds", "3", "--think", "2")
     first = ["zzz", "say I am the cop", "declare 9", "declare 1"]
-    while child.expect([PROMPT, pexpect.EOF]) == 0:
+    while child.expect([TIMED_PROMPT, pexpect.EOF]) == 0:
         child.sendline(first.pop(0) if first else "")
     child.close()
     screen = shown(child)
@@ -482,13 +489,14 @@ def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
     playing, _, after = screen.partition("Result: ")
     assert "[you] card: mafia (mafia)" in playing and "── Hand 1 of 2 ── 3 beats" in playing
     assert "Hand 1 · beat · 3 of 3 beats left" in playing  # the clock
+    assert "Hand 1, beat 1 of 3 · 3 s · you and Bob may act" in playing  # the wall clock
     assert "✗ 'zzz' is not one of the choices: type a number (1-6) or a name" in playing
     assert "✗ 'declare 9' is not one of the choices" in playing
-    assert "Hand 1 — Ann (beat): 'I am the cop'" in playing and "Ann declares cop and looks at card 1." in playing
-    assert re.search(r"\[you\] looks at card 1: \w+", playing) and "Hand 2 over" in playing
+    assert "Hand 1 — Ann: 'I am the cop'" in playing and "Ann declares cop and looks at the first face-down card." in playing
+    assert re.search(r"\[you\] the first face-down card is: \w+", playing) and "Hand 2 over" in playing
     assert "[Bob]" not in playing and "thinks:" not in playing
     assert re.search(r"Ann\W+human\W+-?\d+", after) and "Looks at the face-down cards" in after
-    assert re.search(r"Hand 1: Ann looked at card 1: \w+", after)
+    assert re.search(r"Hand 1: Ann looked at the first face-down card: \w+", after)
     transcript = transcript_of(out)
     assert transcript.complete and replay(transcript).ok
 

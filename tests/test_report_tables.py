@@ -46,9 +46,9 @@ class QuitsAfter(Keys):
         super().__init__(lambda prompt, words: "1")
         self.left = answers
 
-    async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+    async def read(self, prompt: str, words: Sequence[str] = (), **_: Any) -> str | Key:
         self.left -= 1
-        return EOF if self.left < 0 else "1"
+        return EOF if self.left < 0 else "" if prompt == "claim> " else "1"  # no claim: Enter
 
 
 def _dead_url() -> str:

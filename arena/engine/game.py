@@ -53,6 +53,10 @@ class Decision:
     forfeit: bool = False
     attempts: list[tuple[ActionBase | None, str | None]] = field(default_factory=list)
     why: str = ""  # for a forfeit: "3 rejected answers", "no answer", "out of time"
+    # Seconds into the beat when the answer arrived, at a table on the wall clock (a person at
+    # one of McKay's games); None where nobody keeps time. Data like the action: recorded on the
+    # action's event and offered again by a replay, so the engine itself never reads a clock.
+    at: float | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -115,6 +119,7 @@ class Game:
         self._private = {name: (player_audience(name), frozenset((name,))) for name in self.seats}
         self._pending: list[DecisionRequest] = []
         self._next_request_id = 1
+        self.arrivals: dict[str, float] = {}  # the batch being resolved: player -> Decision.at (timed answers)
         self.role_of: dict[str, str] = self._make_deal(deal)
         self.setup()
         for name in self.seats:
@@ -393,15 +398,24 @@ class Game:
         if len(by_id) != len(pending) or any(r.id not in by_id for r in pending):
             raise RuntimeError("resolve() needs exactly one decision per pending request")
         answers: dict[str, ActionBase] = {}
+        arrivals: dict[str, float] = {}
         for req in pending:
             decision = by_id[req.id]
+            if decision.at is None:
+                timed = {}
+            else:  # a table on the wall clock: when the answer came is part of the record
+                timed = {"at": round(decision.at, 3)}
+                arrivals[req.player] = timed["at"]
             if decision.forfeit:
                 if decision.action is None:  # drawn here, in request order, so arrival order never matters
                     decision.action = self.default_action(req)
-                self.tell(req.player, "forfeit", actor=req.player, request=req.id, action=decision.action, why=decision.why)
+                self.tell(
+                    req.player, "forfeit", actor=req.player, request=req.id, action=decision.action, why=decision.why, **timed
+                )
             else:
-                self.tell(req.player, "action", actor=req.player, request=req.id, action=decision.action)
+                self.tell(req.player, "action", actor=req.player, request=req.id, action=decision.action, **timed)
             answers[req.player] = decision.action
+        self.arrivals = arrivals
         self._pending = []
         self.PHASES[self.phase].resolve(self, answers)
         self._advance()
@@ -416,9 +430,7 @@ class Game:
             handler.resolve(self, {})
 
     # ---- deaths and the end -----------------------------------------------------------------
-    def eliminate(
-        self, name: str, cause: str, *, reveal: bool = False, public_cause: str | None = None, **data: Any
-    ) -> None:
+    def eliminate(self, name: str, cause: str, *, reveal: bool = False, public_cause: str | None = None, **data: Any) -> None:
         """Remove a player from play with a public announcement (the card shown if ``reveal``).
 
         ``cause`` is the truth kept in ``deaths``; ``public_cause`` is what the table is told when
@@ -491,7 +503,5 @@ class Game:
         }
 
 
-def names_spec(
-    choices: Iterable[str], *, nullable: bool = False, forbidden: Mapping[str, str] | None = None
-) -> FieldSpec:
+def names_spec(choices: Iterable[str], *, nullable: bool = False, forbidden: Mapping[str, str] | None = None) -> FieldSpec:
     return FieldSpec(tuple(choices), nullable=nullable, forbidden=forbidden or {})

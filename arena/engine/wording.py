@@ -28,6 +28,27 @@ SILENT_TYPES = frozenset(("accusation",))  # already shown by the speech that ma
 OWN_ANSWER_KINDS = frozenset(("speak", "verdict", "vote"))  # public anyway, through speech and vote results
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 accusation``, ``2 accusations``, ``1 hand``."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
+
+
+def face_down(position: Any) -> str:
+    """A face-down card of McKay's games by its position: ``the second face-down card``."""
+    if isinstance(position, int) and 1 <= position <= len(ORDINALS):
+        return f"the {ORDINALS[position - 1]} face-down card"
+    return f"face-down card {position}"
+
+
+def spaced(name: Any) -> str:
+    """An identifier as words: ``no_kill`` -> ``no kill``, ``round1`` -> ``round 1``."""
+    text = str(name).replace("_", " ")
+    return "".join(f" {c}" if c.isdigit() and i and text[i - 1].isalpha() else c for i, c in enumerate(text))
+
+
 def names_or_nobody(names: Any) -> str:
     return ", ".join(map(str, names)) if names else "nobody"
 
@@ -59,25 +80,41 @@ def _generic(data: Mapping[str, Any]) -> str:
 
 
 def describe_action(action: Any) -> str:
-    """``kill → Ann``, ``verdict yes``, ``speak`` — an answer in a few words."""
+    """``kill → Ann``, ``verdict yes``, ``declare cop, look at the first face-down card`` — an answer in a few words."""
     data = plain_action(action)
     kind = data.pop("kind", "?")
     data.pop("thought", None)
     data.pop("speech", None)
+    data.pop("claim", None)
     if "yes" in data:
         return f"{kind} {'yes' if data.pop('yes') else 'no'}"
+    if kind == "declare_cop":
+        return "declare cop" + (f", look at {face_down(data['position'])}" if data.get("position") else "")
+    if kind == "peek":
+        return f"look at {face_down(data.get('position'))}"
+    if kind == "place_card":
+        slot = data.get("slot")
+        return "take the kill card back" if slot is None else f"kill card on {spaced(slot)}"
+    if kind == "judge":
+        return f"rule that {data.get('first')} killed first"
+    if kind == "handshake":
+        return "offer a handshake"
     if not data:
-        return {"kill": "holds fire", "vote": "abstains"}.get(kind, kind)
-    return f"{kind} → " + ", ".join(str(v) if k in ("target", "slot", "first") else f"{k}={v}" for k, v in data.items())
+        return {"kill": "holds fire", "vote": "abstains"}.get(kind, spaced(kind))
+    if kind == "speak":
+        return "speak"
+    return f"{spaced(kind)} → " + ", ".join(
+        str(v) if k in ("target", "slot", "first") else f"{spaced(k)} {v}" for k, v in data.items()
+    )
 
 
 def speech_line(event: Event, day_word: str = "Day") -> str:
     data = event.data
     kind = data.get("kind", "")
     who = event.actor or "?"
-    label = f"{day_word} {event.day} — {who}" + ("" if kind in ("", "discussion") else f" ({kind.replace('_', ' ')})")
+    label = f"{day_word} {event.day} — {who}" + ("" if kind in ("", "discussion", "beat") else f" ({spaced(kind)})")
     if event.audience != PUBLIC:
-        label = f"{who} ({kind.replace('_', ' ')})" if kind else who
+        label = f"{who} to the {event.audience.removeprefix('team:')}" if kind == "channel" else who
     notes = []
     if data.get("accuse"):
         notes.append(f"accuses {data['accuse']}")
@@ -86,15 +123,18 @@ def speech_line(event: Event, day_word: str = "Day") -> str:
     if data.get("floor"):
         notes.append(f"hands the floor to {names_or_nobody(data['floor'])}")
     if data.get("target") is not None and kind == "channel":
-        notes.append(f"points at {data['target']}")
+        notes.append(f"points at {data['target']}" + (f", round {data['round']}" if data.get("round") else ""))
     if data.get("claim"):
         notes.append(claim_text(data["claim"]))
     text = f"{label}: {quoted(str(data.get('text', '')))}"
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
+VOTE_NAMES = {"nominees": "the vote", "both_leave": "the vote on both leaving", "runoff": "the runoff vote"}
+
+
 def vote_result_line(data: Mapping[str, Any]) -> str:
-    vote = str(data.get("vote", "")).replace("_", " ")
+    vote = spaced(data.get("vote", ""))
     on = f" on {data['accused']}" if data.get("accused") else ""
     if not on and data.get("candidates"):
         on = f" on {and_list(data['candidates'])}"
@@ -115,16 +155,79 @@ def signed(values: Mapping[str, Any]) -> str:
 
 MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
     "handshake": lambda who, d: f"{who} offers a handshake.",
-    "cop_declared": lambda who, d: f"{who} declares cop" + (f" and looks at card {d['position']}." if d.get("position") else "."),
+    "cop_declared": lambda who, d: (
+        f"{who} declares cop" + (f" and looks at {face_down(d['position'])}." if d.get("position") else ".")
+    ),
     "declaration_void": lambda who, d: f"{who}'s declaration is void ({d.get('reason')}).",
-    "peek": lambda who, d: f"{who} looks at card {d.get('position')}.",
+    "peek": lambda who, d: f"{who} looks at {face_down(d.get('position'))}.",
     "card_placed": lambda who, d: (
-        f"{who} " + ("takes the kill card back." if d.get("slot") is None else f"places the kill card on {d['slot']}.")
+        f"{who} " + ("takes the kill card back." if d.get("slot") is None else f"places the kill card on {spaced(d['slot'])}.")
     ),
     "kill": lambda who, d: f"{who} kills {d.get('target')}!",
     "judge_ruling": lambda who, d: f"{who} rules that {d.get('first')} killed first.",
     "retracted": lambda who, d: f"{who} takes back the kill on {d.get('target')}.",
 }
+HAND_ENDS = {  # why a hand of McKay's games ended
+    "kill": "a kill",
+    "handshake": "a handshake",
+    "time": "time ran out",
+    "no_kill": "every card on no kill",
+    "time_during_soliloquy": "time ran out during the soliloquy",
+}
+GAME_ENDS = {"max_days": "the day limit", "nobody alive": "nobody is left alive"}
+LOT_REASONS = {  # village: what a draw of lots decided
+    "trial": "who is tried",
+    "runoff": "who goes to the runoff",
+    "execution": "who is executed",
+    "night_kill": "the mafia's tied night target",
+}
+PUBLIC_CAUSES = {"simultaneous": "a simultaneous kill", "night": "in the night", "kill": "killed"}
+BY_CAUSES = {"kill": "killed by {}", "simultaneous": "a simultaneous kill by {}", "vote": "the kill cards of {}"}
+
+
+def death_cause(data: Mapping[str, Any]) -> str:
+    """A public death's cause in words, with the killers where the table saw them (McKay's games)."""
+    cause = str(data.get("cause"))
+    if data.get("by") and cause in BY_CAUSES:
+        return BY_CAUSES[cause].format(and_list(data["by"]))
+    return PUBLIC_CAUSES.get(cause, spaced(cause))
+
+
+def game_over_text(winner: Any, reason: Any) -> str:
+    """``town wins``, ``Ann wins the match``, ``a draw (the day limit)``."""
+    draw = winner in (None, "draw")
+    if reason == "match":
+        return "the match is a draw" if draw else f"{winner} wins the match"
+    outcome = "a draw" if draw else f"{winner} wins"
+    return outcome if reason == "win" or not reason else f"{outcome} ({GAME_ENDS.get(str(reason), spaced(reason))})"
+
+
+def morning_line(data: Mapping[str, Any]) -> str:
+    killed = list(data.get("killed") or [])
+    parts = [f"{names_or_nobody(killed)} {'was' if len(killed) < 2 else 'were'} killed"]
+    if data.get("arrested"):
+        arrested = list(data["arrested"])
+        parts.append(f"{and_list(arrested)} {'was' if len(arrested) < 2 else 'were'} arrested")
+    if data.get("immune"):
+        parts.append(f"{data['immune']} is immune today")
+    if data.get("announcement"):
+        parts.append(str(data["announcement"]))
+    for key, value in data.items():  # a variant's extras this function does not know yet
+        if key not in ("number", "killed", "arrested", "immune", "announcement") and value not in (None, [], ""):
+            shown = names_or_nobody(value) if isinstance(value, (list, tuple)) else value
+            parts.append(f"{spaced(key)}: {shown}")
+    return f"Morning of day {data.get('number', '')}: {'; '.join(parts)}."
+
+
+def channel_line(data: Mapping[str, Any]) -> str:
+    """A round of village's mafia channel, for the mafia: who pointed at whom, and the outcome."""
+    targets = ", ".join(f"{member} → {target}" for member, target in (data.get("targets") or {}).items())
+    head = f"Channel round {data.get('round')}: {targets or 'nobody pointed'}"
+    if data.get("agreed"):
+        return f"{head}; agreed on {data.get('victim')}." if data.get("victim") else f"{head}; agreed."
+    if "victim" in data:
+        return f"{head}; no agreement: " + (f"the victim is {data['victim']}." if data.get("victim") else "nobody is killed.")
+    return f"{head}; no agreement yet."
 
 
 def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
@@ -137,14 +240,7 @@ def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
     if t == "night":
         return f"── Night {data.get('number', event.day)} ──", "bold blue"
     if t == "morning":
-        killed = list(data.get("killed") or [])
-        deaths = f"{names_or_nobody(killed)} {'was' if len(killed) < 2 else 'were'} killed"
-        extras = "".join(
-            f"; {key}: {names_or_nobody(value) if isinstance(value, (list, tuple)) or value is None else value}"
-            for key, value in data.items()
-            if key not in ("number", "killed")
-        )
-        return f"Morning of day {data.get('number', '')}: {deaths}{extras}.", "bold"
+        return morning_line(data), "bold"
     if t == "speech":
         return speech_line(event, day_word), ""
     if t == "hand":
@@ -153,8 +249,9 @@ def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
         return f"── Round {data.get('number')} ── alive: {names_or_nobody(data.get('alive'))}", "bold"
     if t == "hand_over":
         cards = ", ".join(f"{n} {r}" for n, r in data.get("roles", {}).items())
+        why = HAND_ENDS.get(str(data.get("reason")), spaced(data.get("reason")))
         return (
-            f"Hand {data.get('number')} over ({data.get('reason')}): cards {cards}; "
+            f"Hand {data.get('number')} over ({why}): cards {cards}; "
             f"points {signed(data.get('points', {}))}; scores {signed(data.get('scores', {}))}."
         ), "bold green"
     if t in MCKAY_LINES:
@@ -163,20 +260,21 @@ def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
         return vote_result_line(data), "cyan"
     if t == "death":
         card = f" — was {data['role']}" if data.get("role") else ""
-        return f"† {data.get('player')} dies ({data.get('cause')}){card}.", "bold red"
+        cause = death_cause(data)
+        return f"† {data.get('player')} dies ({cause}){card}.", "bold red"
     if t == "lot":
-        why = f" ({data['why']})" if data.get("why") else ""
+        why = f" ({LOT_REASONS.get(str(data['why']), spaced(data['why']))})" if data.get("why") else ""
         return f"The lot falls on {data.get('player')}{why}.", "yellow"
     if t == "trial":
-        return f"Trial of {data.get('player')} ({data.get('accusations')} accusations).", "yellow"
+        accusations = data.get("accusations")
+        count = plural(accusations, "accusation") if isinstance(accusations, int) else f"{accusations} accusations"
+        return f"Trial of {data.get('player')} ({count}).", "yellow"
     if t == "runoff":
         return f"Runoff between {and_list(data.get('candidates', []))}.", "yellow"
     if t in PLAIN_PUBLIC:
         return PLAIN_PUBLIC[t].format(data.get("player")), "yellow"
     if t == "game_over":
-        winner = data.get("winner")
-        won = "a draw" if winner in (None, "draw") else f"{winner} wins"
-        return f"Game over: {won} ({data.get('reason')}).", "bold green"
+        return f"Game over: {game_over_text(data.get('winner'), data.get('reason'))}.", "bold green"
     return fallback_line(event), ""
 
 
@@ -195,6 +293,8 @@ def private_line(event: Event) -> str | None:
     if t == "team":
         return f"[{who}] members: {names_or_nobody(data.get('members'))}"
     if t == "check_result":
+        if data.get("result") == "frozen":  # cove: the mistress visited the detective
+            return f"[{who}] was visited by the mistress: the check of {data.get('target')} is void"
         return f"[{who}] check: {data.get('target')} is {data.get('result')}"
     if t == "speech":
         return f"[{who}] {speech_line(event)}"
@@ -212,7 +312,9 @@ def private_line(event: Event) -> str | None:
             line = f"[{who}] rejected {answer}: {data.get('reason')}"
         return line + (f" — thinks: {quoted(thought)}" if thought else "")
     if t == "cop_look":
-        return f"[{who}] looks at card {data.get('position')}: {data.get('card')}"
+        return f"[{who}] {face_down(data.get('position'))} is: {data.get('card')}"
+    if t == "channel_result":
+        return f"[{who}] {channel_line(data)}"
     if t == "shots":
         shots = ", ".join(f"{m}→{target or 'holds fire'}" for m, target in data.get("shots", {}).items())
         return f"[{who}] shots: {shots}; victim: {data.get('victim') or 'nobody'}"

@@ -68,3 +68,19 @@ class SyncPlayer:
 
     async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
         return self.decide_now(request, view, feedback)
+
+
+@dataclass(slots=True, frozen=True)
+class Beat:
+    """A beat on the wall clock, as the runner starts it (McKay's games with a person at the table).
+
+    Players and observers with a ``beat_started(beat)`` method are told of each one: the person's
+    screen shows its countdown and who may act. Everything here is public: who is asked in a beat
+    (every living player, or the soliloquy's speaker) and how long it lasts.
+    """
+
+    label: str  # "Hand 2, beat 3 of 12"
+    players: tuple[str, ...]  # who is asked in it, in seat order
+    seconds: float  # its length on the wall clock
+    started: float  # event-loop time (``loop.time()``) when it began
+    ends: float  # event-loop time when it is over

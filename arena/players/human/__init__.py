@@ -2,16 +2,22 @@
 
 The person sees exactly the seat's own view: its events as they happen (the player is also an
 orchestrator observer, printing only ``game.view(seat)``), and on each decision the table of
-seats, the clock, the question and the legal answers as a numbered menu built from the request.
-Input is read by a thread (:mod:`.keyboard`), so the other seats of a simultaneous step keep
-deciding meanwhile. What the person types is checked against the request first; a mistake gets
-one line and the same question again, keeping what was already typed. Ctrl-C, ``quit`` or the end
-of input ask once and then stop the game with :class:`~arena.orchestrator.StopGame`.
+seats, the clock, the question and the legal answers as a numbered menu built from the request;
+before a vote a recap (the trial or the candidates, the living, the claims, cove's nominations).
+A speech ends with a claim step that gives the bots the same structured claim they make. The
+terminal is read in the main thread while the game runs in a worker (:mod:`.keyboard`), so the
+other seats of a simultaneous step keep deciding, and a question with a time limit (a beat of
+McKay's games on the wall clock, ``--human-timeout``) counts down and is withdrawn when its time
+is up, keeping what was typed. What the person types is checked against the request first; a
+mistake gets one line and the same question again. Ctrl-C, ``quit`` or the end of input ask once
+and then stop the game with :class:`~arena.players.base.StopGame`. After the person's death the
+rest of the game is paged a day or a night at a time (:meth:`HumanPlayer.hold`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,15 +28,42 @@ from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import KINDS, ActionBase, DecisionRequest, FieldSpec, Game, View
-from arena.players.base import StopGame
+from arena.engine.actions import Claim
+from arena.engine.events import PUBLIC
+from arena.engine.wording import and_list
+from arena.players.base import Beat, StopGame
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
-from .menu import Entry, completions, field_entries, match, match_many, move_entries, norm, split_words
-from .screen import Knowledge, event_line, help_text, lines_of, menu_lines, print_night_report, status_panel
+from .menu import (
+    Entry,
+    claim_words,
+    completions,
+    field_entries,
+    match,
+    match_many,
+    move_entries,
+    norm,
+    parse_claim,
+    split_words,
+)
+from .screen import (
+    Knowledge,
+    event_line,
+    for_people,
+    hand_table,
+    help_text,
+    lines_of,
+    menu_lines,
+    nomination_tally,
+    print_night_report,
+    recap,
+    status_panel,
+)
 
 __all__ = ["HumanPlayer", "print_night_report", "seat_human"]
 
 COMMAND_WORDS = ("help", "log", "table", "quit")
+PART_HEADINGS = frozenset(("day", "night"))  # after the person's death, the rest pauses before each
 PRIVATE = "magenta"
 
 
@@ -40,6 +73,8 @@ class Draft:
 
     speech: str | None = None  # the words of a speech (kind speak)
     words: str | None = None  # words going with another move (beats)
+    claim: Claim | None = None  # the structured claim going with a speech
+    claim_asked: bool = False
 
 
 class HumanPlayer:
@@ -63,6 +98,7 @@ class HumanPlayer:
         self.keyboard: Keyboard = keyboard or TerminalKeyboard()
         self.know = Knowledge(name)
         self.variant: str | None = None
+        self.roles: tuple[str, ...] = ()
         self.options: dict[str, Any] = {}
         self.quit_reason = f"{name} quit the game"
         self._view: View | None = None
@@ -76,6 +112,16 @@ class HumanPlayer:
         self._deadlines: dict[int, float] = {}
         self._request: DecisionRequest | None = None
         self._entries: list[Entry] = []
+        # after the person's death (day/night games): the rest is shown a day or night at a time
+        self._watching = False
+        self._paused = False
+        self._skipping = False
+        self._first_pause = True
+        self._part_lines = 0  # lines shown since the last pause
+        self._beat: Beat | None = None  # the beat on the wall clock (McKay's games)
+        self._deadline: float | None = None  # when the question being asked is withdrawn (loop time)
+        self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
+        self._last_question: str | None = None
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -83,6 +129,7 @@ class HumanPlayer:
         if self._view is None:
             self._view = game.view(self.name)
             self.variant = game.name
+            self.roles = tuple(game.roles)
             self.options = game.options.model_dump(mode="json")
         self._start()
         self._catch_up(self._view)
@@ -92,20 +139,62 @@ class HumanPlayer:
     def _catch_up(self, view: View) -> None:
         events = view.since(self._shown)
         if self._shown == 0 and events:
-            self.console.print(
-                Text(f"You are {self.name}. Type help at any prompt for the rules and the commands.", style="bold green")
-            )
+            self._out(Text(f"You are {self.name}. Type help at any prompt for the rules and the commands.", style="bold green"))
         for event in events:
+            if self._paused:  # after the person's death: the rest comes a part at a time (hold)
+                return
+            if self._watching and event.type in PART_HEADINGS and self._part_lines:
+                self._paused = True  # stop before the next day or night: Enter shows it
+                return
+            self._shown += 1
             self.know.learn(event)
             if event.type == "hand":
                 self._day_word = "Hand"
             line = event_line(event, self.name, self._day_word)
-            if line is not None:
-                self.console.print(Text(*line), highlight=False, soft_wrap=True)
+            if line is not None and not self._skipping:
+                self._print(Text(*line))
+                self._part_lines += 1
+            if event.type == "hand_over" and event.to is None and not self._skipping:
+                self._out(hand_table(event.data))
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
-                out = "for the rest of this hand" if self._day_word == "Hand" else "for the rest of the game"
-                self.console.print(Text(f"You are out {out}; you keep watching.", style="bold red"))
-        self._shown += len(events)
+                if self._day_word == "Hand":
+                    self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))
+                else:
+                    self._print(Text("You are out for the rest of the game.", style="bold red"))
+                    self._watching, self._paused = True, True  # hold() asks how to go on
+
+    def _print(self, text: Any) -> None:
+        """One line of the table, wrapped at word boundaries to the terminal's width."""
+        self._out(text, highlight=False, soft_wrap=not self.console.is_terminal)
+
+    def _out(self, *things: Any, **kwargs: Any) -> None:
+        """Print above the question being asked, if one is open (the keyboard redraws it below)."""
+        above = getattr(self.keyboard, "above_prompt", None)
+        with above() if above is not None else contextlib.nullcontext():
+            self.console.print(*things, **kwargs)
+
+    async def hold(self, game: Game) -> None:
+        """After the person's death, page the rest of the game: Enter for the next day or night,
+        q for the result; the game waits meanwhile (the orchestrator awaits this between steps)."""
+        while self._paused:
+            if game.finished:  # nothing left to wait for: the end of the story, then the result
+                self._paused, self._part_lines, self._watching = False, 0, False
+                assert self._view is not None
+                self._catch_up(self._view)
+                return
+            if self._first_pause:
+                question = "Enter to watch the rest, or q to skip to the result."
+                self._first_pause = False
+            else:
+                question = "Enter for more, or q to skip to the result."
+            self._print(Text(question, style="bold"))
+            line = norm(await self._read("watch> "))
+            self._paused, self._part_lines = False, 0
+            if line in ("q", "skip", "s"):
+                self._skipping = True
+                self._print(Text("Skipping to the result…", style="dim"))
+            assert self._view is not None
+            self._catch_up(self._view)
 
     def _start(self) -> None:
         """Bind to the running loop once: the keyboard thread and the Ctrl-C handler."""
@@ -123,6 +212,8 @@ class HumanPlayer:
     async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase:
         if self._view is None:
             self._view = view
+        if self.variant is None:  # not an observer (yet): the card's event names the variant
+            self.variant = next((e.data.get("variant") for e in view.events if e.type == "role"), None)
         self._start()
         self._catch_up(view)
         if self._quitting:
@@ -135,21 +226,56 @@ class HumanPlayer:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)
             self._show_kept(draft)
-        answer = self._answer(request, draft, again=feedback is not None)
-        if self.timeout is None:
-            action = await answer
-        else:
-            loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
+        deadline = None
+        if self.timeout is not None:
             deadline = self._deadlines.setdefault(request.id, loop.time() + self.timeout)
-            try:
-                action = await asyncio.wait_for(answer, max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                self.console.print(
-                    Text(f"\nTime is up ({self.timeout:g} s): the default answer is played for you.", style="bold yellow")
-                )
-                raise
+        beat = self._beat_of(request)
+        if beat is not None:  # the runner withdraws the question when the beat is over
+            deadline = beat.ends if deadline is None else min(deadline, beat.ends)
+        self._deadline = deadline
+        answer = self._answer(request, draft, again=feedback is not None)
+        try:
+            if self.timeout is None:
+                action = await answer
+            else:
+                try:
+                    action = await asyncio.wait_for(answer, max(0.0, self._deadlines[request.id] - loop.time()))
+                except TimeoutError:
+                    self._print(
+                        Text(f"Time is up ({self.timeout:g} s): the default answer is played for you.", style="bold yellow")
+                    )
+                    raise
+        finally:
+            self._deadline = None
         self._deadlines.pop(request.id, None)
         return action
+
+    # ---- the wall clock (McKay's games with a person at the table) ---------------------------------
+    def beat_started(self, beat: Beat) -> None:
+        """The runner starts a beat: show it, how long it lasts and who may act."""
+        self._start()
+        if self._view is not None:
+            self._catch_up(self._view)  # what the last beat did comes first
+        self._beat = beat
+        others = [n for n in beat.players if n != self.name]
+        if self.name in beat.players:  # the question's prompt counts down
+            who = "you" + (f" and {and_list(others)}" if others else "") + " may act"
+            self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
+            return
+        who = f"{and_list(others)} may act" if others else "nobody may act"
+        line = f"{beat.label} · {beat.seconds:g} s · {who}"
+        status = getattr(self.keyboard, "show_status", None)
+        if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
+            status(f"{beat.label} · {who}", beat.ends, line)
+        else:
+            self._print(Text(line, style="bold cyan"))
+
+    def _beat_of(self, request: DecisionRequest) -> Beat | None:
+        beat = self._beat
+        if beat is None or request.player not in beat.players or request.clock is None or request.clock.unit != "beat":
+            return None
+        return beat
 
     async def _answer(self, request: DecisionRequest, draft: Draft, again: bool) -> ActionBase:
         entries = self._entries
@@ -162,6 +288,8 @@ class HumanPlayer:
             values.update(await self._fill(request, entry, draft, again))
         if entry.kind == "speak":
             values["speech"] = draft.speech or ""
+            if draft.claim is not None:
+                values["claim"] = draft.claim
         elif draft.words:
             values["speech"] = draft.words
         return KINDS[entry.kind](**values)
@@ -202,7 +330,7 @@ class HumanPlayer:
             if request.option("speak") is not None:
                 draft.speech = words
             said = f"'{words}'" if words else "nothing"
-            self.console.print(Text(f"Your words: {said}; they go with your answer.", style="dim"))
+            self._out(Text(f"Your words: {said}; they go with your answer.", style="dim"))
 
     async def _fill(self, request: DecisionRequest, entry: Entry, draft: Draft, again: bool) -> dict[str, Any]:
         """A speech and its fields (accuse, nominate, floor), one prompt each.
@@ -213,6 +341,9 @@ class HumanPlayer:
         assert option is not None
         if entry.kind == "speak" and (draft.speech is None or again):
             draft.speech = await self._ask_speech(request, draft.speech)
+        if entry.kind == "speak" and self._claims_allowed(request) and (not draft.claim_asked or again):
+            draft.claim = await self._ask_claim(request, draft.claim)
+            draft.claim_asked = True
         values: dict[str, Any] = {}
         for name, spec in option.fields.items():
             if name == "floor":
@@ -225,7 +356,7 @@ class HumanPlayer:
         talk = request.talk or "all"
         audience = "everyone" if talk == "all" else f"the {talk.removeprefix('team:')} only"
         enter = f"Enter keeps: '{kept}'" if kept else "Enter for silence"
-        self.console.print(Text(f"Your words to {audience} ({enter}):", style="bold"))
+        self._out(Text(f"Your words to {audience} ({enter}):", style="bold"))
         while True:
             line = await self._read("say> ", list(request.seats))
             if not line and kept:
@@ -235,6 +366,41 @@ class HumanPlayer:
                 continue
             return line
 
+    def _claims_allowed(self, request: DecisionRequest) -> bool:
+        """A claim goes with a public speech of a day/night game (McKay's games have no claims)."""
+        return request.talk == PUBLIC and request.group not in ("beat", "soliloquy") and bool(self._roles())
+
+    def _roles(self) -> tuple[str, ...]:
+        """The variant's cards, the claimable roles (public rules, like the rulebook)."""
+        if not self.roles and self.variant is not None:
+            from arena.variants import VARIANTS
+
+            cls = VARIANTS.get(self.variant)
+            self.roles = tuple(cls.roles) if cls is not None else ()
+        return self.roles
+
+    async def _ask_claim(self, request: DecisionRequest, kept: Claim | None) -> Claim | None:
+        """The claim step: a role and check results the bots read, as they read each other's."""
+        roles = self._roles()
+        example = f"{roles[-1] if roles[-1] != 'mafia' else roles[0]}: {self._example_seat(request)} mafia"
+        enter = f"Enter keeps: {claim_words(kept)}" if kept is not None else "Enter for no claim"
+        self._out(Text(f"Claim a card or what you learned? e.g. '{example}' ({enter}):", style="bold"))
+        words = [*roles, *request.seats, "mafia", "not mafia", "none"]
+        while True:
+            line = await self._read("claim> ", words)
+            if not line and kept is not None:
+                return kept
+            found = parse_claim(line, roles, request.seats, self.name)
+            if isinstance(found, str):
+                self._complain(found)
+                continue
+            if found is not None:
+                self._out(Text(f"Your claim: {claim_words(found)}.", style="dim"))
+            return found
+
+    def _example_seat(self, request: DecisionRequest) -> str:
+        return next((n for n in request.alive if n != self.name), self.name)
+
     async def _ask_field(self, request: DecisionRequest, kind: str, name: str, spec: FieldSpec) -> Any:
         entries = field_entries(kind, name, spec)
         if not entries:
@@ -243,8 +409,11 @@ class HumanPlayer:
             return entries[0].fields[name]
         question = {"accuse": "Accuse someone?", "nominate": "Nominate one player:"}.get(name, f"{name.capitalize()}:")
         enter = " (Enter for nobody)" if spec.nullable else ""
-        self.console.print(Text(question + enter, style="bold"))
-        self.console.print(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        tally = nomination_tally(self._view.events) if name == "nominate" and self._view is not None else None
+        if tally:
+            self._print(Text.assemble(("Nominations so far: ", "bold"), tally))
+        self._out(Text(question + enter, style="bold"))
+        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read(f"{name}> ", completions(request, entries))
             if not line and spec.nullable:
@@ -263,8 +432,8 @@ class HumanPlayer:
         most = spec.max_items
         if not entries or most == 0:
             return ()
-        self.console.print(Text(f"Hand the floor to up to {most} players, in order (Enter for nobody):", style="bold"))
-        self.console.print(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        self._out(Text(f"Hand the floor to up to {most} players, in order (Enter for nobody):", style="bold"))
+        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read("floor> ", completions(request, entries))
             if not line:
@@ -286,44 +455,52 @@ class HumanPlayer:
             assert isinstance(item, str)
             command = norm(item).lstrip("/")
             if command in ("help", "?"):
-                self.console.print(help_text(self.variant, self.options))
+                self._out(help_text(self.variant, self.options))
             elif command == "log":
                 self._print_log()
             elif command == "table":
                 if self._request is not None:
+                    self._last_question, self._last_menu = None, ()
                     self._show(self._request)
             elif command in ("quit", "exit"):
                 await self._maybe_quit(None)
             else:
                 return item.strip()
 
-    async def _raw(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
+    async def _raw(self, prompt: str, words: Sequence[str] = (), *, aside: bool = False) -> str | Key:
+        """One line from the keyboard; ``aside`` marks a question between two others (quit?), which
+        leaves half-typed words for the question after it."""
         assert self._lock is not None
         async with self._lock:
             if self._quitting:
                 raise StopGame(self.quit_reason)
-            return await self.keyboard.read(prompt, words)
+            extra: dict[str, Any] = {}
+            if self._deadline is not None:
+                extra["deadline"] = self._deadline
+            if aside:
+                extra["aside"] = True
+            return await self.keyboard.read(prompt, words, **extra)
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
         """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
         if await self._confirm_quit(trigger):
             self._quitting = True
             raise StopGame(self.quit_reason)
-        self.console.print(Text("Back to the game.", style="dim"))
+        self._out(Text("Back to the game.", style="dim"))
 
     async def _confirm_quit(self, trigger: Key | None) -> bool:
         if trigger is EOF:
-            self.console.print(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
+            self._out(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
             return True
-        answer = await self._raw("Quit the game? [y/N] ")
+        answer = await self._raw("Quit the game? [y/N] ", aside=True)
         if isinstance(answer, Key):
-            self.console.print()
+            self._out()
             return True
         return norm(answer) in ("y", "yes")
 
     def _on_interrupt(self) -> None:
         """Ctrl-C: answered by the prompt on screen, else asked between turns."""
-        self.console.print()
+        self._out()
         if self.keyboard.waiting:
             self.keyboard.interrupt()
         elif self._asking_quit is None and not self._quitting and self._loop is not None:
@@ -333,9 +510,9 @@ class HumanPlayer:
         try:
             if await self._confirm_quit(INTERRUPT):
                 self._quitting = True
-                self.console.print(Text("Stopping the game…", style="bold yellow"))
+                self._out(Text("Stopping the game…", style="bold yellow"))
             else:
-                self.console.print(Text("Back to the game.", style="dim"))
+                self._out(Text("Back to the game.", style="dim"))
         except StopGame:
             pass
         finally:
@@ -352,36 +529,48 @@ class HumanPlayer:
 
     # ---- printing -------------------------------------------------------------------------------
     def _show(self, request: DecisionRequest, *, panel: bool = True) -> None:
-        if panel:
-            self.console.print(status_panel(request, self.know))
-        self.console.print(Text(request.question, style="bold"))
+        """The table, the question and the menu; in a run of beats only what changed since the
+        last beat (the beat's line already says which one it is), so a person reads it in time."""
         entries = self._entries
-        if not (len(entries) == 1 and entries[0].ask_fields):
-            self.console.print(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        labels = tuple(e.label for e in entries)
+        question = for_people(request.question)
+        beat = request.group == "beat"
+        if beat and question.startswith("Hand ") and ". " in question:
+            question = question.split(". ", 2)[-1]  # "Hand 1 of 10, beat 3 of 12. " is the beat's line
+        first_beat = not beat or request.clock is None or request.clock.left == request.clock.total
+        if panel and (first_beat or self._last_question is None):
+            self._print(status_panel(request, self.know))
+        if not beat or first_beat or question != self._last_question or not panel:
+            self._print(Text(question, style="bold"))
+        for line in recap(request, self._view.events if self._view is not None else ()):
+            self._print(line)
+        if not (len(entries) == 1 and entries[0].ask_fields) and (not beat or labels != self._last_menu or not panel):
+            self._out(Columns(menu_lines(list(labels)), padding=(0, 2)))
+        self._last_question, self._last_menu = (question, labels) if beat else (None, ())
         hints = [] if len(entries) == 1 and entries[0].ask_fields else ["a number or a name"]
-        if request.group == "beat":
+        if beat:
             hints.append("Enter = pass")
         if request.talk is not None and request.option("speak") is None:
             hints.append("'2: words' to talk")
-        hints += ["help", "log", "quit"]
-        self.console.print(Text(" · ".join(hints), style="dim"))
+        hints += ["table", "help", "log", "quit"] if beat else ["help", "log", "quit"]
+        self._print(Text(" · ".join(hints), style="dim"))
 
     def _show_kept(self, draft: Draft) -> None:
         kept = draft.speech if draft.speech is not None else draft.words
         if kept:
-            self.console.print(Text(f"Your words are kept: '{kept}' (say WORDS replaces them).", style="dim"))
+            self._out(Text(f"Your words are kept: '{kept}' (say WORDS replaces them).", style="dim"))
 
     def _complain(self, why: str) -> None:
-        self.console.print(Text(f"✗ {why}", style="bold red"), highlight=False)
+        self._out(Text(f"✗ {why}", style="bold red"), highlight=False)
 
     def _print_log(self) -> None:
         view = self._view
         if view is None:
             return
-        self.console.print(Rule("everything you have seen"))
+        self._out(Rule("everything you have seen"))
         for line in lines_of(view.events, self.name, full=True):
-            self.console.print(Text(*line), highlight=False, soft_wrap=True)
-        self.console.print(Rule())
+            self._print(Text(*line))
+        self._out(Rule())
 
 
 def seat_human(specs: Mapping[str, str], name: str | None) -> tuple[dict[str, str], str | None]:

@@ -1,9 +1,16 @@
-"""Lines typed at the terminal, delivered to the event loop without ever blocking it.
+"""Lines typed at the terminal, read in the main thread while the game runs on an event loop.
 
-One daemon thread calls ``input()`` (so readline's editing, history and tab completion work)
-whenever a prompt is asked and hands each line to an ``asyncio.Queue``; meanwhile the bots and
-models of a simultaneous step keep deciding on the loop. Ctrl-C is taken on the loop (a SIGINT
-handler) and delivered as :data:`INTERRUPT`; the end of input as :data:`EOF`.
+:meth:`TerminalKeyboard.play` runs the game in a worker thread and answers its prompts in the
+main thread, where ``input()`` (with readline's editing, history and Tab completion) can be
+interrupted by a signal: that is what lets a prompt show a live countdown and be withdrawn when
+its time is up (a beat of McKay's games, ``--human-timeout``) without losing what was typed.
+
+- A prompt with a deadline shows the seconds left in front of it (``[ 7s] move> ``), redrawn
+  every second; when the time is up the prompt is withdrawn and the half-typed words stay in the
+  line of the next prompt.
+- Ctrl-C is read here too: at a prompt it answers :data:`INTERRUPT` and keeps the half-typed words
+  for the next prompt (the person answers "Quit? N" and finds the line as it was); between
+  prompts it calls ``on_interrupt`` on the game's loop. The end of input answers :data:`EOF`.
 """
 
 from __future__ import annotations
@@ -11,12 +18,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import os
 import queue
+import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+TICK = 0.2  # seconds between checks of a waiting prompt (countdown, withdrawal, end of the game)
+# POSIX interval timers interrupt input() for the countdown; without them (Windows) a prompt is
+# still answered, only not redrawn or withdrawn before Enter (its line then goes to the next one)
+TIMERS = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
 
 
 class Key(enum.Enum):
@@ -29,13 +46,20 @@ INTERRUPT = Key.INTERRUPT
 
 
 class Keyboard(Protocol):
-    """Where a human's lines come from (the terminal, or a script in tests)."""
+    """Where a human's lines come from (the terminal, or a script in tests).
+
+    ``deadline`` (event-loop time) asks for a countdown; a keyboard may ignore it (the caller
+    withdraws the prompt by cancelling ``read`` when the time is up). ``aside`` marks a question
+    asked in between (quit?): words half typed before it wait for the question after it.
+    """
 
     waiting: bool
 
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[], None]) -> None: ...
 
-    async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key: ...
+    async def read(
+        self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, aside: bool = False
+    ) -> str | Key: ...
 
     def interrupt(self) -> None: ...
 
@@ -50,92 +74,322 @@ def _readline() -> Any:
     return readline
 
 
+class _Withdrawn(Exception):
+    """Raised in the main thread, inside ``input()``, when the open prompt is no longer wanted."""
+
+
+@dataclass(eq=False)
+class _Prompt:
+    """One question from the game's loop, answered in the main thread."""
+
+    text: str
+    words: Sequence[str]
+    deadline: float | None  # time.monotonic() when it is withdrawn
+    future: asyncio.Future[str | Key]
+    loop: asyncio.AbstractEventLoop
+    withdrawn: threading.Event = field(default_factory=threading.Event)
+    closed: bool = False  # its line on screen is finished (answered or withdrawn): never redrawn
+    aside: bool = False  # a question in between (quit?): the half-typed words wait for the next one
+
+    def answer(self, item: str | Key) -> None:
+        def settle() -> None:
+            if not self.future.done():
+                self.future.set_result(item)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the game is over
+            self.loop.call_soon_threadsafe(settle)
+
+    def seconds_left(self) -> int | None:
+        if self.deadline is None:
+            return None
+        return max(0, int(self.deadline - time.monotonic() + 0.999))
+
+
 class TerminalKeyboard:
-    """stdin through one reader thread; a prompt left unanswered (time ran out) stays open."""
+    """stdin in the main thread; the game's loop asks for lines from its own thread (:meth:`play`)."""
 
     def __init__(self) -> None:
         self.waiting = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lines: asyncio.Queue[str | Key] | None = None
-        self._prompts: queue.Queue[str] = queue.Queue()
-        self._pending = False  # a prompt is out: the thread is inside input()
+        self._on_interrupt: Callable[[], None] | None = None
+        self._prompts: queue.Queue[_Prompt] = queue.Queue()
+        self._carry = ""  # words typed into a prompt that was withdrawn or interrupted: they come back
+        self._open: _Prompt | None = None  # the prompt inside input() now
+        self._shown: int | None = None  # the countdown on screen
+        self._done = threading.Event()  # the game is over: stop reading
+        self._screen = threading.RLock()  # one writer at a time on the prompt's line
+        self._status: tuple[str, float, str] | None = None  # a countdown line with no question: text, end, final words
+        self._status_left = -1
+        self._serving = False  # play() is reading the terminal in the main thread
         self._words: Sequence[str] = ()
-        self._partial = ""  # what was half typed when Ctrl-C came (readline keeps it)
-        self._signal = False
         self._tty: Any = None
         self._readline = _readline()
+        self._fancy = sys.stdout.isatty() and os.environ.get("TERM", "dumb") not in ("", "dumb")
 
+    # ---- the game's side (its event loop, in the worker thread) -------------------------------
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[], None]) -> None:
-        if self._loop is not None:
-            return
         self._loop = loop
-        self._lines = asyncio.Queue()
-        self._save_terminal()
-        self._setup_completion()
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread / no signals
-            loop.add_signal_handler(signal.SIGINT, on_interrupt)
-            self._signal = True
-        threading.Thread(target=self._run, name="human-keyboard", daemon=True).start()
+        self._on_interrupt = on_interrupt
 
-    def _run(self) -> None:
-        loop, lines = self._loop, self._lines
-        assert loop is not None and lines is not None
-        while True:
-            prompt = self._prompts.get()
-            try:
-                line: str | Key = input(prompt)
-            except EOFError:
-                line = EOF
-            except (KeyboardInterrupt, OSError, ValueError):  # stdin closed under us
-                line = EOF
-            try:
-                loop.call_soon_threadsafe(lines.put_nowait, line)
-            except RuntimeError:  # the loop is closed: the game is over
-                return
-            if line is EOF:
-                return
-
-    async def read(self, prompt: str, words: Sequence[str] = ()) -> str | Key:
-        assert self._lines is not None, "start() first"
-        self._words = list(words)
-        if not self._pending:
-            self._pending = True
-            self._prompts.put(prompt)
-        else:  # the earlier prompt is still open (its time ran out): the next line answers this one
-            sys.stdout.write(prompt)
-            sys.stdout.flush()
+    async def read(
+        self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, aside: bool = False
+    ) -> str | Key:
+        if not self._serving:
+            raise RuntimeError("nobody reads the terminal: run the game with TerminalKeyboard.play()")
+        loop = asyncio.get_running_loop()
+        until = None if deadline is None else time.monotonic() + (deadline - loop.time())
+        job = _Prompt(prompt, list(words), until, loop.create_future(), loop, aside=aside)
+        self._prompts.put(job)
         self.waiting = True
         try:
-            item = await self._lines.get()
-        finally:
+            return await job.future
+        finally:  # answered, or cancelled (time is up): either way nobody waits for it any more
+            job.withdrawn.set()
             self.waiting = False
-        if item is INTERRUPT:
-            return item
-        self._pending = False
-        if isinstance(item, str) and self._partial:
-            item = item.removeprefix(self._partial)
-            self._partial = ""
-        return item
+            self._finish_line(job)
+
+    @contextlib.contextmanager
+    def above_prompt(self) -> Iterator[None]:
+        """Print above the open prompt (from the game's thread): the prompt and what is typed in it
+        are drawn again below what was printed, so nothing lands in the middle of a line."""
+        with self._screen:
+            self._end_status()  # a beat's countdown line ends where the game has news
+            job = self._open
+            if job is None or job.closed:
+                yield
+                return
+            sys.stdout.write("\r\x1b[K" if self._fancy else "\n")
+            sys.stdout.flush()
+            try:
+                yield
+            finally:
+                sys.stdout.write(self._prompt_text(job) + self._line_buffer())
+                sys.stdout.flush()
+
+    def show_status(self, text: str, deadline: float, final: str) -> None:
+        """A line counting down to ``deadline`` (event-loop time) while nothing is asked: a beat in
+        which the person has no move; it becomes ``final`` when it ends (by news, or a question)."""
+        loop = asyncio.get_running_loop()
+        until = time.monotonic() + (deadline - loop.time())
+        with self._screen:
+            self._end_status()
+            if not sys.stdout.isatty():
+                print(final, flush=True)
+                return
+            self._status = (text, until, final)
+            self._draw_status()
+
+    def _draw_status(self) -> None:
+        """(Re)draw the countdown line; the caller holds the screen lock."""
+        if self._status is None:
+            return
+        text, until, final = self._status
+        left = max(0, int(until - time.monotonic() + 0.999))
+        line = f"[{left:2d}s] {text}"
+        sys.stdout.write(("\r\x1b[K" if self._fancy else "\r") + line.ljust(len(final)))
+        sys.stdout.flush()
+        self._status_left = left
+
+    def _end_status(self) -> None:
+        """Turn the countdown line into its final words and end it; the caller holds the screen lock."""
+        if self._status is None:
+            return
+        text, _, final = self._status
+        self._status = None
+        width = len(text) + 6  # the "[ 7s] " in front
+        sys.stdout.write(("\r\x1b[K" if self._fancy else "\r") + final.ljust(width) + "\n")
+        sys.stdout.flush()
+
+    def _tick_status(self) -> None:
+        with self._screen:
+            if self._status is None:
+                return
+            if time.monotonic() >= self._status[1]:
+                self._end_status()
+            elif max(0, int(self._status[1] - time.monotonic() + 0.999)) != self._status_left:
+                self._draw_status()
+
+    def _finish_line(self, job: _Prompt) -> None:
+        """End an open prompt's line at once when the game no longer waits for it (its time is up),
+        so what the game prints next starts on a line of its own."""
+        with self._screen:
+            answered = job.future.done() and not job.future.cancelled()
+            if self._open is job and not job.closed and not answered:
+                late = job.deadline is not None and time.monotonic() >= job.deadline - 0.05
+                sys.stdout.write((" — time is up" if late else "") + "\n")
+                sys.stdout.flush()
+                job.closed = True
 
     def interrupt(self) -> None:
-        """Ctrl-C while a prompt waits: wake the reader with :data:`INTERRUPT`."""
-        if self._readline is not None and self._pending:
-            with contextlib.suppress(Exception):
-                self._partial = self._readline.get_line_buffer()
-        if self._lines is not None and self.waiting:
-            self._lines.put_nowait(INTERRUPT)
+        """Nothing to do: Ctrl-C at a prompt is answered in the main thread."""
 
     def close(self) -> None:
-        """Give SIGINT back and leave the terminal as it was (a reader may still be in input())."""
-        if self._signal and self._loop is not None:
-            with contextlib.suppress(Exception):
-                self._loop.remove_signal_handler(signal.SIGINT)
-            self._signal = False
+        """Leave the terminal as it was."""
         if self._tty is not None:
             import termios
 
             with contextlib.suppress(Exception):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, self._tty)
+
+    # ---- the main thread ------------------------------------------------------------------------
+    def play(self, game: Callable[[], T]) -> T:
+        """Run ``game()`` in a worker thread and answer its prompts here until it returns.
+
+        Its result is returned and its exception raised here, as if it had run in this thread.
+        """
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("the terminal is read in the main thread: call play() from it")
+        outcome: list[Any] = []
+
+        def worker() -> None:
+            try:
+                outcome.append((True, game()))
+            except BaseException as exc:  # handed to the main thread
+                outcome.append((False, exc))
+            finally:
+                self._done.set()
+
+        self._save_terminal()
+        self._setup_completion()
+        old_int = signal.signal(signal.SIGINT, self._on_sigint)
+        old_alarm = signal.signal(signal.SIGALRM, self._on_tick) if TIMERS else None
+        thread = threading.Thread(target=worker, name="arena-game", daemon=True)
+        self._serving = True
+        thread.start()
+        try:
+            self._serve()
+        finally:
+            self._serving = False
+            if TIMERS:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old_alarm)
+            signal.signal(signal.SIGINT, old_int)
+        with self._screen:
+            self._end_status()
+        thread.join()
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    def _serve(self) -> None:
+        while not self._done.is_set():
+            try:
+                try:
+                    job = self._prompts.get(timeout=TICK)
+                except queue.Empty:
+                    self._tick_status()
+                    continue
+                if not job.withdrawn.is_set():
+                    with self._screen:
+                        self._end_status()
+                    self._ask(job)
+            except KeyboardInterrupt:  # Ctrl-C between prompts: the game asks whether to quit
+                self._between_prompts()
+
+    def _between_prompts(self) -> None:
+        print(flush=True)
+        try:
+            job = self._prompts.get_nowait()
+        except queue.Empty:
+            job = None
+        if job is not None and not job.withdrawn.is_set():  # a question was on its way: this answers it
+            job.answer(INTERRUPT)
+            return
+        loop, handler = self._loop, self._on_interrupt
+        if loop is not None and handler is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(handler)
+
+    def _ask(self, job: _Prompt) -> None:
+        """``input()`` for one prompt, redrawn each second while it counts down."""
+        with self._screen:
+            self._open, self._shown = job, job.seconds_left()
+        carry = ""
+        if not job.aside:
+            carry, self._carry = self._carry, ""
+        self._set_prefill(carry)
+        self._words = job.words
+        try:
+            if TIMERS:
+                signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+            line = input(self._prompt_text(job))
+        except _Withdrawn:  # the prompt stays on screen as typed; the next one starts below
+            with self._screen:
+                if not job.closed:
+                    print(flush=True)
+                    job.closed = True
+            return
+        except KeyboardInterrupt:
+            print(flush=True)
+            job.answer(INTERRUPT)
+            return
+        except (EOFError, OSError, ValueError):  # end of input, or stdin closed under us
+            job.answer(EOF)
+            return
+        finally:
+            if TIMERS:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            with self._screen:
+                job.closed = True  # input() ended its line
+                self._open = None
+            self._set_prefill("")
+        if job.withdrawn.is_set():  # the line came as the time ran out: it goes to the next prompt
+            if not job.aside:
+                self._carry = line
+            return
+        job.answer(line)
+
+    def _prompt_text(self, job: _Prompt) -> str:
+        left = job.seconds_left()
+        return job.text if left is None else f"[{left:2d}s] {job.text}"
+
+    # ---- signals (main thread, inside input()) -----------------------------------------------------
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self._open is not None and not self._open.aside:
+            self._carry = self._line_buffer()
+        raise KeyboardInterrupt
+
+    def _on_tick(self, signum: int, frame: Any) -> None:
+        job = self._open
+        if job is None:
+            return
+        if job.withdrawn.is_set() or self._done.is_set():
+            if not job.aside:
+                self._carry = self._line_buffer()
+            raise _Withdrawn
+        left = job.seconds_left()
+        if left is not None and left != self._shown and sys.stdout.isatty() and not job.closed:
+            self._shown = left
+            typed = self._line_buffer()
+            if len(self._prompt_text(job)) + len(typed) >= shutil.get_terminal_size().columns:
+                return  # the line wraps: "\r" would land inside it, so the countdown waits
+            if self._fancy:  # rewrite the countdown in place, the cursor where it was
+                sys.stdout.write(f"\x1b7\r[{left:2d}s]\x1b8")
+            else:
+                sys.stdout.write(f"\r{self._prompt_text(job)}{typed}")
+            sys.stdout.flush()
+
+    def _line_buffer(self) -> str:
+        if self._readline is None:
+            return ""
+        try:
+            return self._readline.get_line_buffer()
+        except Exception:  # readline not reading now
+            return ""
+
+    def _set_prefill(self, text: str) -> None:
+        """The next ``input()`` starts with ``text`` already typed (readline only)."""
+        rl = self._readline
+        if rl is None:
+            return
+
+        def hook() -> None:
+            rl.insert_text(text)
+            rl.redisplay()
+
+        with contextlib.suppress(Exception):
+            rl.set_pre_input_hook(hook if text else None)
 
     # ---- terminal niceties ------------------------------------------------------------------
     def _save_terminal(self) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import DecisionRequest, FieldSpec, Option
+from arena.engine.actions import Claim
 
 NAME_FIELDS = ("accuse", "nominate")  # speak fields asked one by one after the words
 LABELS = {  # kind -> label of the entry naming value v
@@ -22,9 +23,10 @@ LABELS = {  # kind -> label of the entry naming value v
     "visit": "visit {}",
     "judge": "{} killed first",
     "place_card": "card on {}",
-    "declare_cop": "declare cop, look at card {}",
-    "peek": "peek at card {}",
+    "declare_cop": "declare cop, look at the {} face-down card",
+    "peek": "look at the {} face-down card",
 }
+ORDINAL_KINDS = ("declare_cop", "peek")  # their value is a face-down card's position: 1st, 2nd, …
 ALIASES = {  # kind -> other verbs a person may type before the value
     "kill": ("shoot",),
     "heal": ("heal",),
@@ -70,10 +72,17 @@ def norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _nth(n: Any) -> str:
+    if not isinstance(n, int):
+        return str(n)
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def _value_words(kind: str, value: Any, label: str) -> frozenset[str]:
     words = {norm(label), norm(f"{kind.replace('_', ' ')} {value}")}
     if isinstance(value, str):
         words.add(norm(value))  # a name (or no_kill) alone; a bare number is a menu number
+        words.add(norm(value.replace("_", " ")))
     words.update(norm(f"{verb} {value}") for verb in ALIASES.get(kind, ()))
     return frozenset(words)
 
@@ -81,9 +90,13 @@ def _value_words(kind: str, value: Any, label: str) -> frozenset[str]:
 def field_entries(kind: str, field: str, spec: FieldSpec) -> list[Entry]:
     """One entry per legal value of one field, the null choice (if allowed) last."""
     fmt = LABELS.get(kind, "{}") if field not in NAME_FIELDS else "{}"
+
+    def label(value: Any) -> str:
+        shown = _nth(value) if kind in ORDINAL_KINDS else str(value).replace("_", " ")
+        return fmt.format(shown)
+
     entries = [
-        Entry(kind, ((field, value),), fmt.format(value), _value_words(kind, value, fmt.format(value)))
-        for value in spec.choices or ()
+        Entry(kind, ((field, value),), label(value), _value_words(kind, value, label(value))) for value in spec.choices or ()
     ]
     if spec.nullable:
         label, more = NULL_LABELS.get(field if field in NAME_FIELDS else kind, ("none", ("nobody",)))
@@ -191,3 +204,69 @@ def completions(request: DecisionRequest, entries: Sequence[Entry]) -> list[str]
             if " " not in word and not word.isdigit() and word.lower() not in (w.lower() for w in words):
                 words.append(word)
     return words
+
+
+# ---- claims ------------------------------------------------------------------------------------
+RESULT_WORDS = {"mafia": "mafia", "not mafia": "not mafia", "town": "not mafia", "innocent": "not mafia", "clean": "not mafia"}
+NO_CLAIM = frozenset(("", "none", "no", "nothing", "no claim"))
+
+
+def parse_claim(text: str, roles: Sequence[str], seats: Sequence[str], me: str) -> Claim | str | None:
+    """What a person typed at the claim step as the structured claim every bot reads, or why not.
+
+    ``inspector``, ``inspector: Fay mafia, Gus not mafia`` or ``Fay mafia`` (an optional leading
+    ``claim``; ``is`` between name and result is fine); Enter or ``none`` is no claim. The role is
+    one of the variant's cards (a lie is allowed: it is a claim), a name any seat but one's own.
+    """
+    typed = norm(text)
+    if typed.startswith("claim "):
+        typed = typed.removeprefix("claim ").strip()
+    if typed in NO_CLAIM or typed == "claim":
+        return None
+    role_part, colon, checks_part = typed.partition(":")
+    if not colon:
+        role_part, checks_part = (typed, "") if typed in roles else ("", typed)
+    role = role_part.strip().removeprefix("i am ").removeprefix("the ").strip() or None
+    if role is not None and role not in roles:
+        return f"'{role}' is no card in this game: claim one of {', '.join(roles)}"
+    checks: dict[str, str] = {}
+    for item in (part.strip() for part in re.split(r"[,;]", checks_part)):
+        if not item:
+            continue
+        found = _one_check(item, seats, me)
+        if isinstance(found, str):
+            return found
+        name, result = found
+        if name in checks:
+            return f"{name} is named twice"
+        checks[name] = result
+    if role is None and not checks:
+        return "type a role, checks (NAME mafia / NAME not mafia) or both: 'inspector: Fay mafia'"
+    return Claim(role=role, checks=checks)
+
+
+def _one_check(item: str, seats: Sequence[str], me: str) -> tuple[str, str] | str:
+    """``fay mafia`` / ``fay is not mafia`` -> ("Fay", "not mafia"), or why not."""
+    name_part, _, result_part = item.partition(" ")
+    result_part = result_part.strip().removeprefix("is ").strip()
+    result = RESULT_WORDS.get(result_part)
+    by_lower = {seat.lower(): seat for seat in seats}
+    name = by_lower.get(name_part)
+    if name is None:
+        starting = [seat for low, seat in by_lower.items() if low.startswith(name_part)] if name_part else []
+        if len(starting) != 1:
+            return f"'{name_part}' is no seat at this table (a check is NAME mafia or NAME not mafia)"
+        name = starting[0]
+    if name == me:
+        return "a check is about another player, not yourself"
+    if result is None:
+        said = f"'{result_part}'" if result_part else "nothing"
+        return f"{name}: {said} is no check result: say mafia or not mafia"
+    return name, result
+
+
+def claim_words(claim: Claim) -> str:
+    """The claim as a person reads it back: 'you are the inspector; Fay is mafia'."""
+    parts = [f"you are the {claim.role}"] if claim.role else []
+    parts += [f"{name} is {result}" for name, result in claim.checks.items()]
+    return "; ".join(parts)

@@ -17,12 +17,30 @@ from typing import Any
 
 from rich.console import Group
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from arena.engine import DecisionRequest, Event, Game
-from arena.engine.wording import describe_action, plain_action, private_line, public_line
+from arena.engine.wording import (
+    and_list,
+    claim_text,
+    describe_action,
+    face_down,
+    plain_action,
+    private_line,
+    public_line,
+    spaced,
+)
 
 SECRET_KINDS = frozenset(("kill", "check", "heal", "visit"))  # own answers whose effect stays hidden
+PHASE_WORDS = {  # a phase as the status panel names it ("" = the heading already says it)
+    "round1": "",
+    "round2": "",
+    "lot_last_words": "last words",
+    "first_night": "",
+    "mafia_channel": "mafia channel",
+    "night_roles": "night",
+}
 NIGHT_PHASES = frozenset(("first_night", "night", "channel", "night_roles", "mafia_channel", "dawn"))
 PROMPTS_ENV = "ARENA_PROMPTS"  # the same override the model players read
 
@@ -68,6 +86,8 @@ def event_line(event: Event, me: str, day_word: str, *, full: bool = False) -> t
         kind = plain_action(event.data.get("action")).get("kind")
         if kind not in SECRET_KINDS or day_word == "Hand":
             return None
+    if event.type == "check_result" and event.data.get("result") == "frozen":
+        return f"You were visited by the mistress: your check of {event.data.get('target')} is void.", "bold magenta"
     text = private_line(event)
     if text is None:
         return None
@@ -114,7 +134,8 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
         card.append(f" (team {know.team})")
     if know.mates:
         card.append(f" · with {', '.join(know.mates)}")
-    title = " · ".join([when(request, know), request.phase.replace("_", " "), *([str(request.clock)] if request.clock else [])])
+    phase = PHASE_WORDS.get(request.phase, spaced(request.phase))
+    title = " · ".join([when(request, know), *([phase] if phase else []), *([str(request.clock)] if request.clock else [])])
     return Panel(Group(seats, card), title=title, title_align="left", border_style="cyan", expand=False)
 
 
@@ -163,9 +184,10 @@ def rules_summary(variant: str | None) -> str | None:
 def help_text(variant: str | None, options: Mapping[str, Any]) -> Group:
     rules = rules_summary(variant)
     parts: list[Any] = [Text(f"Rules of {variant or 'this game'}", style="bold")]
-    parts.append(Text(rules if rules else "No summary found: every question lists its legal answers."))
+    parts.append(Text(in_words(rules) if rules else "No summary found: every question lists its legal answers."))
     if options:
-        parts.append(Text("House rules: " + ", ".join(f"{k} = {v}" for k, v in options.items()), style="dim"))
+        rules_line = ", ".join(f"{spaced(k)} = {spaced(v) if isinstance(v, str) else v}" for k, v in options.items())
+        parts.append(Text("House rules: " + rules_line, style="dim"))
     parts.append(Text("Commands (type them at any prompt)", style="bold"))
     parts += [Text.assemble(("  " + cmd.ljust(11), "cyan"), what) for cmd, what in COMMANDS]
     parts.append(Text("Choose by number or by name, in any case; Tab completes names."))
@@ -193,7 +215,7 @@ def _secret_item(game: Game, event: Event, mckay: bool) -> tuple[str, str] | Non
         if event.type != "cop_look":
             return None
         (looker,) = event.to or {"?"}
-        return f"Hand {event.day}", f"{looker} looked at card {data.get('position')}: {data.get('card')}"
+        return f"Hand {event.day}", f"{looker} looked at {face_down(data.get('position'))}: {data.get('card')}"
     night = f"Night {event.day}"
     if event.type in ("action", "forfeit"):
         action = plain_action(data.get("action"))
@@ -235,3 +257,95 @@ def lines_of(events: Iterable[Event], me: str, *, full: bool = False) -> list[tu
 
 def menu_lines(labels: Sequence[str]) -> list[Text]:
     return [Text.assemble((f"{i:>3} ", "bold cyan"), label) for i, label in enumerate(labels, 1)]
+
+
+# ---- before a vote ----------------------------------------------------------------------------
+VOTE_GROUPS = frozenset(("vote", "verdict"))
+
+
+def _today(events: Sequence[Event]) -> list[Event]:
+    """The public events since the last day began (the whole view before the first day)."""
+    start = 0
+    for i, event in enumerate(events):
+        if event.type == "day" and event.to is None:
+            start = i
+    return [e for e in events[start:] if e.to is None]
+
+
+def nomination_tally(events: Sequence[Event]) -> str | None:
+    """Today's nominations (cove), most nominated first: 'Bob 2 (Ann, Cid) · Eve 1 (Dee)'."""
+    by: dict[str, list[str]] = {}
+    for event in _today(events):
+        nominee = event.data.get("nominate") if event.type == "speech" else None
+        if nominee and event.actor:
+            by.setdefault(str(nominee), []).append(event.actor)
+    if not by:
+        return None
+    ranked = sorted(by.items(), key=lambda item: -len(item[1]))
+    return " · ".join(f"{name} {len(who)} ({', '.join(who)})" for name, who in ranked)
+
+
+def claims_so_far(events: Sequence[Event]) -> list[str]:
+    """Each speaker's latest public claim: 'Cid (day 2): inspector; Bob is mafia'."""
+    latest: dict[str, str] = {}
+    for event in events:
+        if event.type == "speech" and event.to is None and event.actor and event.data.get("claim"):
+            latest.pop(event.actor, None)  # re-insert: the latest claims come last
+            latest[event.actor] = f"{event.actor} (day {event.day}): {claim_text(event.data['claim'])}"
+    return list(latest.values())
+
+
+def recap(request: DecisionRequest, events: Sequence[Event]) -> list[Text]:
+    """Before a vote: what is voted on, who is alive, the nominations and what was claimed."""
+    if request.group not in VOTE_GROUPS:
+        return []
+    info = request.info
+    lines: list[Text] = []
+    if info.get("accused"):
+        accused = str(info["accused"])
+        accusers = [e.actor for e in _today(events) if e.type == "accusation" and e.data.get("accused") == accused]
+        by = f" (accused by {and_list(dict.fromkeys(a for a in accusers if a))})" if any(accusers) else ""
+        lines.append(Text.assemble(("On trial: ", "bold"), f"{accused}{by}"))
+    elif info.get("candidates"):
+        lines.append(Text.assemble(("On the vote: ", "bold"), and_list(info["candidates"])))
+    tally = nomination_tally(events)
+    if tally:
+        lines.append(Text.assemble(("Nominations today: ", "bold"), tally))
+    lines.append(Text.assemble((f"Alive ({len(request.alive)}): ", "bold"), ", ".join(request.alive)))
+    claims = claims_so_far(events)
+    lines.append(Text.assemble(("Claims: ", "bold"), "; ".join(claims) if claims else "nobody has claimed anything"))
+    return lines
+
+
+# ---- words for people ----------------------------------------------------------------------------
+PEOPLE_WORDS = (  # the engine's questions are also read by models; a person reads them without field names
+    (" (null)", ""),
+    ("(null)", ""),
+    ("declare_cop", "declare cop"),
+    ("place_card", "place your card"),
+    ("no_kill", "no kill"),
+)
+
+
+def for_people(text: str) -> str:
+    """A question as a person reads it: no ``(null)``, no snake-case action names."""
+    for internal, plain in PEOPLE_WORDS:
+        text = text.replace(internal, plain)
+    return text
+
+
+def in_words(text: str) -> str:
+    """The rules summary (written for the models) for a person: field names become words."""
+    text = for_people(text)
+    return " ".join(spaced(word) if "_" in word else word for word in text.split(" "))
+
+
+def hand_table(data: Mapping[str, Any]) -> Table:
+    """The score table after a hand of McKay's games (a ``hand_over`` event): cards, points, bonus, total."""
+    table = Table(title=f"after hand {data.get('number')}", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("seat", "card", "points", "bonus", "score"):
+        table.add_column(column, justify="left" if column in ("seat", "card") else "right")
+    points, bonus, scores = data.get("points", {}), data.get("bonus", {}), data.get("scores", {})
+    for name, card in data.get("roles", {}).items():
+        table.add_row(name, str(card), f"{points.get(name, 0):+d}", str(bonus.get(name, "")), f"{scores.get(name, 0):+d}")
+    return table

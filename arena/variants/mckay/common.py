@@ -13,6 +13,10 @@ Readings fixed here (the pages are silent):
   hands"); the unpicked cards never are, so what a declarer saw stays his alone.
 - The round order is a moderator note: only its effects (who declared first, which kill came
   first) become public.
+- At a table on the wall clock (a person playing: every answer of a beat carries ``at``, the
+  seconds into the beat when it arrived), "first come" is the real arrival order and the round
+  order only breaks an exact tie. The times are data on the answers (``Decision.at``), recorded
+  on each ``action`` event, so the engine reads no clock and a replay comes out the same.
 - The position a declarer or peeker looks at is public (the table sees which card is lifted);
   the card itself goes to the looker alone (``cop_look``).
 - Every seat is dealt from one seeded shuffle of the deck; who picks first at the table changes
@@ -206,10 +210,27 @@ class McKayGame(Game):
             if action is not None and action.speech:
                 self.public("speech", actor=name, kind=kind, **self.said(action))
 
+    def first_come(self) -> tuple[str, ...]:
+        """Who came first in this beat: by arrival time where the answers carry times (a table on
+        the wall clock), ties and untimed answers after them in the round's order; else the round's
+        hidden order."""
+        times = self.arrivals
+        if not times:
+            return self.order
+        rank = {name: i for i, name in enumerate(self.order)}
+        return tuple(sorted(self.order, key=lambda name: (times.get(name, float("inf")), rank[name])))
+
+    def came_first(self, first: str, later: str) -> str:
+        """Why ``first`` beat ``later`` within a beat, in words (the times, where there are any)."""
+        times = self.arrivals
+        if first in times and later in times:
+            return f"{first} came first: {times[first]:.1f} s into the beat, {later} at {times[later]:.1f} s"
+        return f"{first} came first"
+
     def resolve_looks(self, answers: Mapping[str, ActionBase]) -> None:
-        """Declarations and peeks in round order, then each look told to the looker alone."""
+        """Declarations and peeks in arrival order, then each look told to the looker alone."""
         looks: list[tuple[str, int]] = []
-        for name in self.order:
+        for name in self.first_come():
             action = answers.get(name)
             if action is None:
                 continue
@@ -227,7 +248,9 @@ class McKayGame(Game):
     def declare(self, name: str, position: int | None) -> bool:
         """duel / duel3: only the first declaration of the hand counts. True = the declarer looks."""
         if self.declarers:
-            self.public("declaration_void", actor=name, reason=f"{self.declarers[0]} declared first")
+            first = self.declarers[0]
+            reason = f"{first} declared first" if first not in self.arrivals else self.came_first(first, name)
+            self.public("declaration_void", actor=name, reason=reason)
             return False
         self.declarers.append(name)
         self.public("cop_declared", actor=name, position=position)

@@ -11,6 +11,10 @@ Readings fixed here (the page is silent):
   other offers in the next beat"); a kill in a beat outranks any handshake in it.
 - A same-beat second declaration is void (announced as ``declaration_void``); a declaration in
   a later beat is rejected.
+- Two kills in one beat are simultaneous (``simultaneous_kills``) because nothing tells who spoke
+  first. At a table on the wall clock the answers' arrival times do: the earlier kill stands and
+  the later killer, dead by then, says nothing (a moderator note ``kill_void``); only an exact
+  tie is simultaneous.
 """
 
 from __future__ import annotations
@@ -89,7 +93,7 @@ class Duel(McKayGame):
             if action is not None and action.kind == "handshake":
                 self.offers[name] = self.beat
                 self.public("handshake", actor=name)
-        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]
+        kills = [(n, answers[n].target) for n in self.first_come() if n in answers and answers[n].kind == "kill"]
         dead_before = len(self.hand_deaths)
         self.resolve_kills(kills)
         if len(self.alive) <= 1:
@@ -103,7 +107,14 @@ class Duel(McKayGame):
         self.tick()
 
     def resolve_kills(self, kills: list[tuple[str, str]]) -> None:
-        """Between two players: one kill stands; two in one beat are simultaneous."""
+        """Between two players: one kill stands; two in one beat are simultaneous, unless their
+        arrival times tell who was first (a table on the wall clock)."""
+        times = self.arrivals
+        if len(kills) == 2 and all(k in times for k, _ in kills) and times[kills[0][0]] != times[kills[1][0]]:
+            (first, victim), (late, target) = kills  # first_come() order: the earlier kill first
+            self.kill(victim, (first,), KILL)
+            self.note("kill_void", actor=late, target=target, reason=self.came_first(first, late))
+            return
         if len(kills) == 2:
             if self.options.simultaneous_kills == "both_die":
                 for killer, victim in kills:

@@ -1,7 +1,8 @@
 """``duel3``: the 2007 seed's three-player variation. Spec: docs/rules/mckay.md, "duel3".
 
 Seven cards (3 TP, 3 mafia, 1 cop; 4 unpicked), 18 beats. While all three live, kills of one
-beat are applied one by one in the round's order, each only if its killer and its victim are
+beat are applied one by one in the round's order (the arrival order at a table on the wall
+clock), each only if its killer and its victim are
 still alive ("no sharing responsibility"). The first dead player's card stays face down and he
 is asked nothing more; the two finalists play on as in ``duel``. The hand's first declarer, if
 he declared before the first death and still lives, may ``peek`` at a second unpicked card in
@@ -78,7 +79,7 @@ class Duel3(Duel):
         return question
 
     def resolve_kills(self, kills: list[tuple[str, str]]) -> None:
-        """Three alive: one by one in round order; two alive: as ``duel``."""
+        """Three alive: one by one in first-come order (``first_come``); two alive: as ``duel``."""
         if len(self.alive) == 2:
             super().resolve_kills(kills)
             return

@@ -132,8 +132,7 @@ class Trio(McKayGame):
         killer, victim = self.call
         return self.ask_to_speak(
             victim,
-            f"{killer} killed you. This beat is your soliloquy: appeal to {killer}, who then continues "
-            "(you die) or retracts.",
+            f"{killer} killed you. This beat is your soliloquy: appeal to {killer}, who then continues (you die) or retracts.",
             group="soliloquy",
             clock=self.clock(),
         )
@@ -177,7 +176,7 @@ class Trio(McKayGame):
         self.publish_speech(answers)
         self.resolve_looks(answers)
         self._move_cards(answers)
-        kills = [(n, answers[n].target) for n in self.order if n in answers and answers[n].kind == "kill"]
+        kills = [(n, answers[n].target) for n in self.first_come() if n in answers and answers[n].kind == "kill"]
         for killer, victim in kills:
             self.slots[killer] = victim
             self.public("kill", actor=killer, target=victim)
