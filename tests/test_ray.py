@@ -380,3 +380,27 @@ def test_balance_on_ray_counts_the_same_games():
     assert lines[0].endswith("2 Ray tasks at once") and lines[1].startswith("Ray: a local Ray instance, 1 node, 2 CPUs")
     remote.close()
     assert ray.is_initialized()  # not ours to stop
+
+
+def test_balance_survives_a_killed_worker():
+    """Chunks are pure: Ray plays the chunk of a killed worker again, and the counts are exact."""
+    cls = get_variant("classic")
+    remote = RayChunks()
+    result: dict[str, Any] = {}
+    run = threading.Thread(target=lambda: result.update(r=balance(cls, [7, 8], 1500, seed=2, remote=remote, workers=2)))
+    run.start()
+    killed = 0
+    deadline = time.monotonic() + 120
+    while not killed and run.is_alive() and time.monotonic() < deadline:
+        playing = [pid for pid, cmd in descendants(os.getpid()).items() if cmd.startswith("ray::_play_chunk")]
+        if playing:
+            time.sleep(0.2)  # well inside a chunk of 188 games
+            title = Path(f"/proc/{playing[0]}/cmdline").read_bytes() if alive(playing[0]) else b""
+            if title.startswith(b"ray::_play_chunk"):  # still at it
+                os.kill(playing[0], signal.SIGKILL)
+                killed = playing[0]
+        time.sleep(0.02)
+    run.join(timeout=600)
+    assert killed, "no worker was caught playing a chunk"
+    here = balance(cls, [7, 8], 1500, seed=2, workers=1)
+    assert result["r"].winners == here.winners and sum(sum(c.values()) for c in here.winners.values()) == 3000
