@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
 from arena.players.base import Answer, Beat, GiveUp, Malformed, Player, StopGame, SyncPlayer
@@ -102,8 +103,13 @@ async def run(
 ) -> Game:
     """Play ``game`` to its end, asking simultaneous decisions in parallel.
 
+    A step's decisions are asked together, in rounds: every seat still owing an answer is asked at
+    once, and the round's answers are then ruled on in request order (rejections logged, retries
+    prepared), so the log never depends on which answer arrived first.
+
     With ``clock`` (McKay's games with a person at the table) every beat lasts its seconds on the
-    wall clock and each answer goes to the engine with its arrival time (:mod:`arena.wallclock`).
+    wall clock and each answer goes to the engine with its arrival time (:mod:`arena.wallclock`):
+    there, when an answer arrives is part of it.
     Observers with an ``async hold(game)`` method may keep the next step waiting (the person's
     screen, paging the rest of a game after their death).
     """
@@ -150,25 +156,61 @@ async def run(
             _notify(observers, game)
         return ruling.decision
 
-    async def settle(request: DecisionRequest) -> Decision:
-        ruling = Ruling(game, request)
+    async def attempt(ruling: Ruling) -> tuple[Answer, str | None]:
+        """One try at a decision: the answer, or None and the moderator note's error (nothing logged)."""
+        request = ruling.request
         player = players[request.player]
+        try:
+            answer = await asyncio.wait_for(player.decide(request, views[request.player], ruling.feedback), decision_timeout)
+        except (StopGame, KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except TimeoutError:
+            return None, None
+        except Exception as exc:  # a broken player forfeits; the game goes on
+            return None, redact(f"{type(exc).__name__}: {exc}")  # a model seat's exception may quote its key
+        return answer, ""
+
+    def rule(ruling: Ruling, answer: Answer, error: str | None) -> None:
+        request = ruling.request
+        if error is None:
+            ruling.offer(None, "out of time")
+            game.note("player_timeout", actor=request.player, request=request.id)
+        elif error:
+            game.note("player_error", actor=request.player, request=request.id, error=error)
+            ruling.offer(None, "player error")
+        else:
+            ruling.offer(answer)
+
+    async def settle(request: DecisionRequest) -> Decision:
+        """One untimed decision on its own (beside a timed beat's): tries until it is settled."""
+        ruling = Ruling(game, request)
         while ruling.decision is None:
-            try:
-                answer = await asyncio.wait_for(player.decide(request, views[request.player], ruling.feedback), decision_timeout)
-            except (StopGame, KeyboardInterrupt, asyncio.CancelledError):
-                raise
-            except TimeoutError:
-                ruling.offer(None, "out of time")
-                game.note("player_timeout", actor=request.player, request=request.id)
-            except Exception as exc:  # a broken player forfeits; the game goes on
-                error = redact(f"{type(exc).__name__}: {exc}")  # a model seat's exception may quote its key
-                game.note("player_error", actor=request.player, request=request.id, error=error)
-                ruling.offer(None, "player error")
-            else:
-                ruling.offer(answer)
+            rule(ruling, *await attempt(ruling))
             _notify(observers, game)
-        return ruling.decision
+        return ruling.decision  # type: ignore[return-value]
+
+    async def gathered(tasks: list[asyncio.Future[Any]]) -> list[Any]:
+        try:
+            return await asyncio.gather(*tasks)
+        except BaseException:
+            # A stop (a person quit, Ctrl-C) ends the step: the other seats' questions are withdrawn
+            # before the caller closes their connections, so nothing is still asking when it does.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def settle_in_rounds(pending: list[DecisionRequest]) -> list[Decision]:
+        """Every seat still owing an answer at once; the round ruled on in request order, not arrival."""
+        rulings = [Ruling(game, r) for r in pending]
+        waiting = rulings
+        while waiting:
+            outcomes = await gathered([asyncio.ensure_future(attempt(r)) for r in waiting])
+            for ruling, (answer, error) in zip(waiting, outcomes, strict=True):
+                rule(ruling, answer, error)
+            _notify(observers, game)  # a rejection is on the log: written before the seat is asked again
+            waiting = [r for r in waiting if r.decision is None]
+        return [r.decision for r in rulings]  # type: ignore[misc]
 
     while not game.finished:
         pending = game.pending()
@@ -177,19 +219,14 @@ async def run(
             beat = clock.start(pending, loop.time())
             for watcher in watchers:
                 watcher.beat_started(beat)  # type: ignore[attr-defined]
-        tasks = [
-            asyncio.ensure_future(settle_in_beat(r, beat) if beat is not None and clock.timed(r) else settle(r))  # type: ignore[union-attr]
-            for r in pending
-        ]
-        try:
-            decisions = await asyncio.gather(*tasks)
-        except BaseException:
-            # A stop (a person quit, Ctrl-C) ends the step: the other seats' questions are withdrawn
-            # before the caller closes their connections, so nothing is still asking when it does.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        if beat is None:
+            decisions = await settle_in_rounds(pending)
+        else:  # a beat on the wall clock: when each answer arrives is part of it
+            tasks = [
+                asyncio.ensure_future(settle_in_beat(r, beat) if clock.timed(r) else settle(r))  # type: ignore[union-attr]
+                for r in pending
+            ]
+            decisions = await gathered(tasks)
         game.resolve(decisions)
         _notify(observers, game)
         for holder in holders:

@@ -8,8 +8,10 @@ targets. Each request's fate comes from a RNG seeded by (seed, request body, how
 was seen), so a game replays identically whatever order concurrent requests arrive in.
 
 It also simulates prefix caching (cached tokens = the longest prefix shared with one of the same
-player's recent requests, tool definitions first, from 1024 tokens on) so that usage accounting is
-exercised end to end.
+player's recent requests, tool definitions first, then the response format, on Anthropic the tool
+choice, the system prompt and the messages with their tool calls and results; from 1024 tokens
+on) so that usage accounting is exercised end to end. Like OpenAI, it honours
+``tool_choice: {"type": "allowed_tools"}`` (the model calls one of the tools named there).
 
 Run it by hand: ``python tests/llm_server.py --port 8765 --faults 0.3``.
 """
@@ -17,6 +19,7 @@ Run it by hand: ``python tests/llm_server.py --port 8765 --faults 0.3``.
 from __future__ import annotations
 
 import argparse
+import bisect
 import hashlib
 import json
 import random
@@ -31,6 +34,7 @@ from typing import Any
 FAULTS = ("429", "500", "hang", "malformed", "illegal")
 SEAT = re.compile(r"seat name is (\S+?)\.")
 FENCED = re.compile(r"```json\s*(.*?)```", re.DOTALL)
+CHUNK = 4096  # characters compared at once when measuring shared prefixes
 CACHE_ENTRIES = 10  # recent prompts per player a cache hit may come from (Anthropic looks back 20 blocks)
 WORDS = ("I", "suspect", "trust", "watch", "nobody", "quiet", "vote", "careful", "tonight", "town")
 
@@ -43,16 +47,59 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _uncached(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _uncached(v) for k, v in node.items() if k != "cache_control"}
+    if isinstance(node, list):
+        return [_uncached(v) for v in node]
+    return node
+
+
 def prompt_text(api: str, body: dict[str, Any]) -> str:
-    """A request's prompt in the order providers read it (cache markers left out)."""
-    parts = [json.dumps(body.get("tools", []), sort_keys=True)]
+    """A request's prompt in the order providers read it (cache markers left out): tools, format,
+    (Anthropic: the tool choice, whose change invalidates cached messages), system, messages."""
+    parts = [json.dumps(_uncached(body.get("tools", [])), sort_keys=True)]
     if api == "openai":
         parts.append(json.dumps(body.get("response_format"), sort_keys=True))
     else:
         parts.append(json.dumps(body.get("output_config"), sort_keys=True))
+        parts.append(json.dumps(body.get("tool_choice"), sort_keys=True))
         parts.append("system: " + _text_of(body.get("system")))
-    parts.extend(f"{m['role']}: {_text_of(m.get('content'))}" for m in body.get("messages", []))
+    for m in body.get("messages", []):
+        content = m.get("content")
+        text = content if isinstance(content, str) else json.dumps(_uncached(content), sort_keys=True)
+        calls = f" {json.dumps(m['tool_calls'], sort_keys=True)}" if m.get("tool_calls") else ""
+        parts.append(f"{m['role']}: {text}{calls}")
     return "\n".join(parts)
+
+
+def history_error(api: str, body: dict[str, Any]) -> str | None:
+    """What a provider would refuse in a request's history (as it says it, roughly), or None.
+
+    OpenAI: an assistant ``tool_calls`` message must be followed by a ``tool`` message for each
+    call. Anthropic: the message after a ``tool_use`` block must open with its ``tool_result``, and
+    a request holding either must define tools.
+    """
+    messages = body.get("messages") or []
+    for i, m in enumerate(messages):
+        if api == "openai":
+            calls = [c["id"] for c in m.get("tool_calls") or ()]
+            answered = [n.get("tool_call_id") for n in messages[i + 1 : i + 1 + len(calls)] if n.get("role") == "tool"]
+            if calls and answered != calls:
+                return f"messages.{i}: assistant tool_calls must be followed by tool messages for {calls}"
+            if m.get("role") == "tool" and not (messages[i - 1].get("tool_calls") or messages[i - 1].get("role") == "tool"):
+                return f"messages.{i}: a tool message must follow an assistant message with tool_calls"
+            continue
+        content = m.get("content") if isinstance(m.get("content"), list) else []
+        uses = [b["id"] for b in content if b.get("type") == "tool_use"]
+        if (uses or any(b.get("type") == "tool_result" for b in content)) and not body.get("tools"):
+            return "requests which include tool_use or tool_result blocks must define tools"
+        if uses:
+            after = messages[i + 1]["content"] if i + 1 < len(messages) else []
+            results = [b.get("tool_use_id") for b in after if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if results != uses:
+                return f"messages.{i + 1}: tool_use ids were found without tool_result blocks immediately after: {uses}"
+    return None
 
 
 class Generator:
@@ -191,6 +238,9 @@ class FakeModelServer:
     def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
         """(status, headers, JSON body, seconds to stall first) for one request."""
         body = json.loads(raw)
+        refused = history_error(api, body)
+        if refused is not None:
+            return 400, {}, _error(api, 400, refused), 0.0
         digest = hashlib.sha256(raw).hexdigest()
         first = (body.get("messages") or [{}])[0]
         system = _text_of(body.get("system") if api == "anthropic" else first.get("content"))
@@ -233,9 +283,13 @@ class FakeModelServer:
                 by_name[tool["name"]] = tool.get("input_schema") or {}
         choice = body.get("tool_choice")
         named = None
+        allowed = sorted(by_name)
         if isinstance(choice, dict):
             named = choice.get("name") or (choice.get("function") or {}).get("name")
-        name = named if named in by_name else gen.rng.choice(sorted(by_name))
+            if choice.get("type") == "allowed_tools":  # OpenAI: call one of these, the tool list unchanged
+                listed = [(t.get("function") or t).get("name") for t in choice["allowed_tools"]["tools"]]
+                allowed = sorted(n for n in listed if n in by_name) or allowed
+        name = named if named in by_name else gen.rng.choice(allowed)
         schema = by_name[name]
         return name, schema, gen.value(schema)
 
@@ -323,15 +377,72 @@ class FakeModelServer:
 
 
 def common_prefix(a: str, b: str) -> int:
-    """Length of the longest common prefix of two strings (binary search on C-speed slices)."""
-    lo, hi = 0, min(len(a), len(b))
+    """Length of the longest common prefix (block by block at C speed, then a binary search)."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i : i + CHUNK] == b[i : i + CHUNK]:
+        i += CHUNK
+    if i >= n:
+        return n
+    lo, hi = i, min(i + CHUNK, n)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[i:mid] == b[i:mid]:
             lo = mid
         else:
             hi = mid - 1
     return lo
+
+
+class PrefixSet:
+    """Earlier prompts of one seat, sorted: the longest prefix a new prompt shares with any of them
+    is shared with a sorted neighbour, so each new prompt costs two comparisons."""
+
+    def __init__(self) -> None:
+        self.sorted: list[str] = []
+
+    def add(self, text: str) -> int:
+        """Insert ``text``; return the longest prefix it shares with an earlier one."""
+        i = bisect.bisect_left(self.sorted, text)
+        best = 0
+        for j in (i - 1, i):
+            if 0 <= j < len(self.sorted):
+                best = max(best, common_prefix(text, self.sorted[j]))
+        self.sorted.insert(i, text)
+        return best
+
+
+def reuse(log: list[dict[str, Any]]) -> dict[str, Any]:
+    """How much of each request a provider could serve from its cache, per seat (``api:player``).
+
+    A call's share is the longest prefix (tools first, as :func:`prompt_text` reads a request) it
+    shares with an earlier call of the same seat, over its length. Returns, per seat, the shares
+    of its calls after the first, its prompt characters and the characters no earlier call shared
+    (first calls whole), and whether its tools, format, (Anthropic) tool choice and system prompt
+    were byte-identical in every call.
+    """
+    seats: dict[str, dict[str, Any]] = {}
+    for entry in log:
+        api, body = entry["api"], entry["body"]
+        text = prompt_text(api, body)
+        seat = seats.setdefault(
+            f"{api}:{entry['player']}",
+            {"prefixes": PrefixSet(), "shares": [], "chars": 0, "uncached": 0, "head": None, "fixed": True},
+        )
+        first = seat["head"] is None
+        shared = seat["prefixes"].add(text)
+        seat["chars"] += len(text)
+        seat["uncached"] += len(text) - shared
+        if not first:
+            seat["shares"].append(shared / len(text))
+        system = body.get("system") if api == "anthropic" else body["messages"][0]
+        form = body.get("response_format") if api == "openai" else body.get("output_config")
+        head = json.dumps(
+            [_uncached(body.get("tools")), form, body.get("tool_choice") if api == "anthropic" else None, _uncached(system)]
+        )
+        seat["fixed"] &= first or head == seat["head"]
+        seat["head"] = head
+    return seats
 
 
 def _usage(text: str, recent: list[str]) -> dict[str, int]:

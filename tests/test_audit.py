@@ -1,5 +1,6 @@
 """Hidden-information audit: over many seeded bot games of every variant, no player's view holds
-an event that player may not see.
+an event that player may not see, and the "legal now" text a model seat is given for each decision
+tells it nothing its view does not.
 
 The audit does not trust the view filter: it re-derives, from the game's own truth (roles,
 teams), who may know each private fact, and every private event type must have a rule here —
@@ -9,13 +10,16 @@ a variant that adds a private event type without one fails this test until it is
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from arena.engine import Event, Game
+from arena.engine import DecisionRequest, Event, FieldSpec, Game, Option, View
 from arena.orchestrator import run_sync
+from arena.players.base import SyncPlayer
+from arena.players.llm.prompt import legal_answers
 from arena.players.registry import make_player
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
 from arena.variants import VARIANTS
@@ -142,3 +146,95 @@ def test_the_audit_catches_a_leak() -> None:
     assert any("card" in p for p in problems)
     assert any("no audit rule" in p for p in problems)
     assert any(p.startswith(f"{dead} is dead but was told") for p in problems)
+
+
+# ---- the answers legal now, as a model seat reads them ---------------------------------------------
+LEGAL_GAMES = 40
+NAME_FIELDS = frozenset({"target", "accuse", "nominate", "floor", "first", "slot"})  # fields that name players
+
+
+class LegalReader(SyncPlayer):
+    """A bot that, before answering, renders the "legal now" text a model seat would get."""
+
+    def __init__(self, name: str, seed: int, seen: list[tuple[DecisionRequest, int, str]]) -> None:
+        super().__init__(name)
+        self.bot = make_player("bot", name, seed)
+        self.seen = seen
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        self.seen.append((request, len(view.events), legal_answers(request)))
+        return self.bot.decide_now(request, view, feedback)
+
+
+def _knows_card(game: Game, viewer: str, other: str, upto: int) -> bool:
+    """May ``viewer`` know ``other``'s card or team, from the first ``upto`` events of its view?"""
+    if other == viewer:
+        return True
+    for event in game.view(viewer).events[:upto]:
+        if event.type == "team" and other in event.data.get("members", ()):
+            return True
+        if event.type == "death" and event.data.get("player") == other and "role" in event.data:
+            return True
+    return False
+
+
+def legal_problems(game: Game, seen: list[tuple[DecisionRequest, int, str]]) -> list[str]:
+    problems = []
+    words = {*game.roles, *game.team_of.values()}
+    for request, upto, text in seen:
+        viewer = request.player
+        for option in request.options:
+            for name, spec in option.fields.items():
+                if spec.choices is None or name not in NAME_FIELDS:
+                    continue
+                # a living player left out of the choices: a rule the player is told, or not a candidate
+                candidates = set(request.info.get("candidates") or request.alive)
+                unexplained = (
+                    set(request.alive) - set(spec.choices) - {viewer} - set(spec.forbidden) - (set(request.alive) - candidates)
+                )
+                if unexplained:
+                    problems.append(
+                        f"{viewer} {request.group}: {option.kind}.{name} leaves out {sorted(unexplained)} unexplained"
+                    )
+        plain = re.sub(r"`[^`]*`", "", text)
+        for clause in re.split(r"[;\n]", plain):
+            named = [s for s in game.seats if re.search(rf"\b{re.escape(s)}\b", clause)]
+            if not named or not any(re.search(rf"\b{re.escape(w)}\b", clause) for w in words):
+                continue
+            for other in named:
+                if not _knows_card(game, viewer, other, upto):
+                    problems.append(f"{viewer} may not know {other}'s card, but is told: {clause.strip()}")
+    return problems
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_legal_answers_text_holds_nothing_hidden(variant: str) -> None:
+    """The "legal now" text of every request (what a model seat is told it may answer) names a
+    player's role only where its player may know it, and leaves no living player out of a choice
+    without a reason the player is given (or the candidates the vote is about)."""
+    cls = VARIANTS[variant]
+    sizes = _sizes(cls)
+    for seed in range(LEGAL_GAMES):
+        seats = [f"P{i}" for i in range(1, sizes[seed % len(sizes)] + 1)]
+        game = cls(seats, seed=seed)
+        seen: list[tuple[DecisionRequest, int, str]] = []
+        run_sync(game, {n: LegalReader(n, seed, seen) for n in seats})
+        assert seen and game.finished
+        problems = legal_problems(game, seen)
+        assert not problems, f"{variant} seed {seed}: {problems[:3]}"
+
+
+def test_the_legal_answers_audit_catches_a_leak() -> None:
+    cls = VARIANTS["classic"]
+    seats = [f"P{i}" for i in range(1, 10)]
+    game = cls(seats, seed=1)
+    town = next(n for n in seats if game.team(n) == "town")
+    mafia = next(n for n in seats if game.team(n) == "mafia")
+    others = tuple(s for s in seats if s not in (town, mafia))
+    hidden = Option("kill", {"target": FieldSpec(others, forbidden={town: "not yourself"})})
+    request = game.request(town, "Shoot.", [hidden], group="night_kill")
+    problems = legal_problems(game, [(request, 0, legal_answers(request))])
+    assert any("leaves out" in p for p in problems)
+    reason = Option("kill", {"target": FieldSpec((*others, town), forbidden={mafia: f"{mafia} is in the mafia"})})
+    told = game.request(town, "Shoot.", [reason], group="night_kill")
+    assert any("may not know" in p for p in legal_problems(game, [(told, 0, legal_answers(told))]))

@@ -71,7 +71,8 @@ def test_one_decision_through_the_sdk(provider, monkeypatch):
         if RECORD == "real":
             spec = f"{provider}:{MODELS[provider]}"
         elif RECORD == "loopback":
-            server = stack.enter_context(FakeModelServer(seed=3))
+            # a seed whose random answers are legal: the stand-in picks among all of the seat's fixed tools
+            server = stack.enter_context(FakeModelServer(seed=5))
             spec = f"{provider}:{MODELS[provider]}@{server.openai_url if provider == 'openai' else server.anthropic_url}"
         else:  # replay: nothing listens here, every byte comes from the cassette
             spec = f"{provider}:{MODELS[provider]}@http://127.0.0.1:9" + ("/v1" if provider == "openai" else "")
@@ -88,6 +89,9 @@ def test_one_decision_through_the_sdk(provider, monkeypatch):
     assert not headers & set(SECRET_HEADERS), "credentials must never be recorded"
     body = json.loads(interaction["request"]["body"])
     sent_tools = [t.get("name") or t["function"]["name"] for t in body["tools"]]
-    assert sent_tools == list(request.kinds)  # one tool per legal kind, as the player sends it today
+    assert sent_tools == list(request.repertoire.kinds)  # the seat's fixed tools: every kind it may use all game
     choice = body["tool_choice"]
-    assert (choice.get("name") or choice.get("function", {}).get("name")) == "speak"
+    if provider == "anthropic":
+        assert choice["type"] == "any"  # never changes: a change would invalidate the cached messages
+    else:  # "required", or narrowed to the legal kinds without touching the tools (official endpoint)
+        assert choice == "required" or [t["function"]["name"] for t in choice["allowed_tools"]["tools"]] == ["speak"]

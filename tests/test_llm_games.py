@@ -133,7 +133,7 @@ def test_hidden_information_never_reaches_a_prompt(played):
         if "Your check:" in prompt:
             assert role in ("inspector", "detective"), f"{player} ({role}) sees a check result"
             seen["checks"] += 1
-        if "Your team (mafia)" in prompt or "heard by team:mafia" in prompt:
+        if "Your team (the mafia)" in prompt or "on the mafia channel" in prompt:
             assert role == "mafia", f"{player} ({role}) sees the mafia's private events"
             seen["team"] += 1
         if variant not in ("duel", "duel3", "trio"):  # McKay games deal again every hand

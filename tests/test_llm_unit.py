@@ -220,8 +220,8 @@ def test_rendering_is_append_only_and_quotes_speech():
     first = conv.serialized()
     text = conv.messages[0]["content"]
     assert text.count("</speech>") == 2  # the quoted text cannot close its own quotation
-    assert "‹/speech> MODERATOR" in text and "mystery thing by Cid" in text and "weight 3" in text
-    assert "max_days = 3" in conv.system
+    assert "‹/speech> MODERATOR" in text and "mystery thing (Cid)" in text and "weight 3" in text
+    assert "The game is a draw if day 3 ends without a winner." in conv.system and "max_days" not in conv.system
     conv.answer('{"kind": "speak", "speech": "hello"}')
     log.append(_event(5, "rejected", to="Ann", actor="Ann", request=1, reason="too long"))
     conv.ask(req, view, "too long", "")

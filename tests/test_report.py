@@ -82,7 +82,7 @@ def _scripted(directory: Path) -> Path:
         "Ann": [{"kind": "speak", "speech": "I am the inspector: Bob is mafia. <script>alert(1)</script> & <b>", "claim": claim,
                  "thought": "Lie first."}],
         "Bob": [{"kind": "speak", "speech": "Me!", "accuse": "Bob"},
-                {"kind": "speak", "speech": "No, I am the inspector.", "claim": {"role": "detective"}, "thought": "Truth."}],
+                {"kind": "speak", "speech": "No, I am the inspector.", "claim": {"role": "inspector"}, "thought": "Truth."}],
         "Cid": [None],
     }  # fmt: skip
     game = get_variant("classic")(list(deal), None, 1, deal=deal)
@@ -235,7 +235,7 @@ def test_claims_are_judged_against_cards_and_checks(scripted: Path) -> None:
     assert seats == {"Ann": (False, "your card is mafia"), "Bob": (False, "you hold the only inspector card")}
     seats = {name: (v.true, v.note) for names, v in ann.claims[1].views for name in names}
     assert seats == {"Ann": (False, "Bob is not mafia (not on your team)"), "Bob": (False, "Bob is not mafia (your card)")}
-    assert [(c.text, c.truth.true) for c in bob.claims] == [("Bob is detective", True)]
+    assert [(c.text, c.truth.true) for c in bob.claims] == [("Bob is inspector", True)]  # a claim names the game's roles
     assert {name for names, v in bob.claims[0].views for name in names} == {"Bob"}, "nobody else knew Bob's card"
     assert same_role("Detective", "inspector") and same_role("villager", "citizen") and not same_role("doctor", "citizen")
     assert ann.answer.thought == "Lie first."

@@ -196,9 +196,14 @@ def test_a_dead_endpoint_mid_game_stops_it(tmp_path, capsys, caplog, key):
     assert one_error_line(err) == f"arena: error: {transcript.aborted}"
     failures = {seat: u["transport_failures"] for seat, u in transcript.summary["usage"].items()}
     forfeits = {seat: c["forfeits"] for seat, c in transcript.summary["per_player"].items() if seat in failures}
-    # the third call given up stopped the game; calls given up in a batch that never resolved are not forfeits
-    assert sum(failures.values()) == 3 and sum(forfeits.values()) <= 2
-    assert calls - 10 <= 3 * 2 + 2  # 3 calls of 2 tries, and a try of each other seat in flight: then nothing
+    # the third call in a row given up on one endpoint stopped the game (with Ann's and Cid's calls of
+    # one vote failing together, the fourth may be on the record too; Bob's endpoint gave up fewer);
+    # calls given up in a batch that never resolved are not forfeits
+    openai, anthropic = failures["Ann"] + failures["Cid"], failures["Bob"]
+    assert (3 <= openai <= 4 and anthropic < 3) or (anthropic == 3 and openai < 3)
+    given_up = [e for e in transcript.events if e["type"] == "forfeit" and e["data"]["why"].startswith("provider")]
+    assert len(given_up) <= sum(failures.values()) - 1  # (other forfeits: three random answers refused)
+    assert calls - 10 <= sum(failures.values()) * 2 + 2  # 2 tries a call given up, and a try of each other seat in flight
     rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 2}
     assert "forfeits" in out and "transport" in out and "failures" in out
     for seat in seats:

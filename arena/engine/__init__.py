@@ -3,10 +3,10 @@
 from .actions import ACTION_ADAPTER, KINDS, Action, ActionBase, dump_action, parse_action
 from .events import Event, View
 from .game import Death, Decision, Game, GameOptions, Phase, RulesError
-from .requests import Clock, DecisionRequest, FieldSpec, Option
+from .requests import Clock, DecisionRequest, FieldSpec, Option, Repertoire, Table
 
 __all__ = [
     "ACTION_ADAPTER", "KINDS", "Action", "ActionBase", "Clock", "Death", "Decision",
     "DecisionRequest", "Event", "FieldSpec", "Game", "GameOptions", "Option", "Phase",
-    "RulesError", "View", "dump_action", "parse_action",
+    "Repertoire", "RulesError", "Table", "View", "dump_action", "parse_action",
 ]  # fmt: skip

@@ -15,8 +15,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-THOUGHT = "Your private reasoning. No other player ever sees it; the transcript keeps it."
-SPEECH = "Words said aloud to this decision's audience (only where talk is allowed)."
+THOUGHT = "Your private reasoning. No other player ever sees it; the game record keeps it."
+SPEECH = "Words you say aloud with this action, heard by the audience the question names; null to say nothing."
 NAME = "A player's seat name, exactly as listed."
 
 
@@ -30,89 +30,87 @@ class ActionBase(BaseModel):
 
 
 class Claim(BaseModel):
-    """A structured statement about roles, checked against the truth by the metrics.
+    """A public claim, announced with a speech: everyone who hears the speech hears it; it may be a bluff."""
 
-    ``role`` is the role the speaker claims for itself; ``checks`` maps a player's name to the
-    result the speaker says it learned ("mafia" / "not mafia").
-    """
-
+    # The role is a plain string at run time; a decision narrows it to the game's roles and the
+    # check names to its seats (requests.Table), in the schema a model sees and in validation.
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    role: str | None = Field(None, description="The role you claim to hold.")
+    role: str | None = Field(None, description="The role you say you hold, or null to claim no role.")
     checks: dict[str, Literal["mafia", "not mafia"]] = Field(
-        default_factory=dict, description="Check results you claim to have learned, by name."
+        default_factory=dict, description='Check results you say you learned: a player and "mafia" or "not mafia".'
     )
 
 
 class Speak(ActionBase):
-    """A speech: a discussion turn, a defence, last words or a floor speech."""
+    """Speak to the audience the question names, with the choices the question allows."""
 
     kind: Literal["speak"] = "speak"
-    speech: str = Field("", description="What you say aloud.")
-    accuse: str | None = Field(None, description="Accuse one living player (discussion only).")
-    nominate: str | None = Field(None, description="Nominate one player for today's vote.")
-    floor: tuple[str, ...] = Field((), description="Players you hand the floor to, in order.")
-    claim: Claim | None = Field(None, description="A structured claim about roles or checks.")
+    speech: str = Field("", description="What you say aloud (an empty string says nothing).")
+    accuse: str | None = Field(None, description="A living player you accuse, or null to accuse nobody.")
+    nominate: str | None = Field(None, description="The player you nominate for the vote, or null to nominate nobody.")
+    floor: tuple[str, ...] = Field((), description="Players you hand the floor to, in the order they speak.")
+    claim: Claim | None = Field(
+        None,
+        description="An optional public claim announced with your speech: a role you say you hold and check "
+        "results you say you learned. Everyone who hears you hears it; it may be a bluff. null for no claim.",
+    )
 
 
 class Verdict(ActionBase):
-    """A yes/no vote: charge, execution, guilty, "both leave"."""
+    """Vote yes or no on the question asked."""
 
     kind: Literal["verdict"] = "verdict"
-    yes: bool = Field(description="true for yes (charge / execute / guilty), false for no.")
+    yes: bool = Field(description="true for yes, false for no.")
 
 
 class Vote(ActionBase):
-    """A choice among candidates; ``null`` abstains where that is allowed."""
+    """Vote for one of the candidates the question names."""
 
     kind: Literal["vote"] = "vote"
-    target: str | None = Field(None, description="The candidate you vote for, or null.")
+    target: str | None = Field(None, description="The candidate you vote for.")
 
 
 class Kill(ActionBase):
-    """A night shot, a mafia pointing, or a real-time kill; ``null`` holds fire where allowed."""
+    """Kill a player."""
 
     kind: Literal["kill"] = "kill"
-    target: str | None = Field(None, description="Who you kill, or null to hold fire.")
+    target: str | None = Field(None, description="The player you kill.")
 
 
 class Check(ActionBase):
-    """An inspection: the engine privately answers "mafia" or "not mafia"."""
+    """Check a player: the moderator tells you alone whether that player is mafia."""
 
     kind: Literal["check"] = "check"
     target: str = Field(description="The player to check.")
 
 
 class Heal(ActionBase):
-    """A doctor's save."""
+    """Save a player from being killed tonight."""
 
     kind: Literal["heal"] = "heal"
     target: str = Field(description="The player to save tonight.")
 
 
 class Visit(ActionBase):
-    """The mistress's night visit."""
+    """Visit a player tonight."""
 
     kind: Literal["visit"] = "visit"
     target: str = Field(description="The player to visit tonight.")
 
 
 class DeclareCop(ActionBase):
-    """Declare "I am the cop" and look at an unpicked card."""
+    """Declare "I am the cop" and look at one face-down card."""
 
     kind: Literal["declare_cop"] = "declare_cop"
-    position: int | None = Field(
-        None,
-        description="Position (1 = first) of the unpicked card to look at; null declares without "
-        "looking (only where a decision allows it: a later declarer in trio).",
-    )
+    position: int | None = Field(None, description="The position (1 = first) of the face-down card you look at.")
 
 
 class Peek(ActionBase):
-    """Look at another unpicked card."""
+    """Look at a second face-down card."""
 
     kind: Literal["peek"] = "peek"
-    position: int = Field(description="Position (1 = first) of the unpicked card to look at.")
+    position: int = Field(description="The position (1 = first) of the face-down card you look at.")
 
 
 class Handshake(ActionBase):
@@ -122,33 +120,33 @@ class Handshake(ActionBase):
 
 
 class Pass(ActionBase):
-    """Do nothing this time (talk still allowed where the decision allows it)."""
+    """Do nothing this time (you may still speak where the question allows it)."""
 
     kind: Literal["pass"] = "pass"
 
 
 class PlaceCard(ActionBase):
-    """Place one's kill card on a player, on "no_kill", or take it back (``null``)."""
+    """Place your kill card."""
 
     kind: Literal["place_card"] = "place_card"
-    slot: str | None = Field(None, description='A player name, "no_kill", or null to take it back.')
+    slot: str | None = Field(None, description='Where your card goes: a player or "no_kill".')
 
 
 class Judge(ActionBase):
-    """The dead player's ruling on who killed first."""
+    """Rule which of the two killers killed first."""
 
     kind: Literal["judge"] = "judge"
     first: str = Field(description="The player who killed first.")
 
 
 class Continue(ActionBase):
-    """The killer lets the kill stand after the victim's soliloquy."""
+    """Let the kill stand after the victim's soliloquy."""
 
     kind: Literal["continue"] = "continue"
 
 
 class Retract(ActionBase):
-    """The killer takes the kill back after the victim's soliloquy."""
+    """Take the kill back after the victim's soliloquy."""
 
     kind: Literal["retract"] = "retract"
 
@@ -162,17 +160,11 @@ Action = Annotated[Union[ACTION_TYPES], Field(discriminator="kind")]  # noqa: UP
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 #: kind -> model class
-KINDS: dict[str, type[ActionBase]] = {
-    cls.model_fields["kind"].default: cls for cls in ACTION_TYPES
-}
+KINDS: dict[str, type[ActionBase]] = {cls.model_fields["kind"].default: cls for cls in ACTION_TYPES}
 
 #: kind -> the fields that name players, positions or slots (the ones a decision narrows)
 TARGET_FIELDS: dict[str, tuple[str, ...]] = {
-    kind: tuple(
-        name
-        for name in cls.model_fields
-        if name not in ("kind", "thought", "speech", "claim") and name != "yes"
-    )
+    kind: tuple(name for name in cls.model_fields if name not in ("kind", "thought", "speech", "claim") and name != "yes")
     for kind, cls in KINDS.items()
 }
 

@@ -10,7 +10,9 @@ No I/O, no clocks, no network: the same seed and the same answers give the same 
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -19,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .actions import KINDS, TARGET_FIELDS, ActionBase, Kill, Pass, Speak, Verdict, Vote
 from .events import MODERATOR, PUBLIC, Event, View, player_audience, team_audience
-from .requests import Clock, DecisionRequest, FieldSpec, Option
+from .requests import Clock, DecisionRequest, FieldSpec, Option, Repertoire, Table
 
 
 class GameOptions(BaseModel):
@@ -93,6 +95,8 @@ class Game:
     PHASES: ClassVar[Mapping[str, Phase]]
     first_phase: ClassVar[str]
     default_players: ClassVar[int] = 9
+    #: the roles a structured claim may name (None: every role of the variant)
+    claim_roles: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(
         self,
@@ -122,6 +126,8 @@ class Game:
         self.arrivals: dict[str, float] = {}  # the batch being resolved: player -> Decision.at (timed answers)
         self.role_of: dict[str, str] = self._make_deal(deal)
         self.setup()
+        self.table = Table(self.name, self.seats, self.public_deck(), self.claim_roles or self.roles)
+        self._repertoires: dict[str, Repertoire | None] = {}
         for name in self.seats:
             self.tell(name, "role", role=self.role_of[name], team=self.team_of[self.role_of[name]], variant=self.name)
         self._advance()
@@ -169,6 +175,28 @@ class Game:
 
     def setup(self) -> None:
         """Variant state initialised after the deal, before the first event."""
+
+    def public_deck(self) -> tuple[tuple[str, int], ...]:
+        """The cards dealt, by role in ``roles`` order: known to everyone from the start (the rules
+        and the options fix every count). Variants that deal from a larger deck override it."""
+        counts = Counter(self.role_of.values())
+        return tuple((role, counts[role]) for role in self.roles if counts[role])
+
+    def repertoire(self, player: str) -> Repertoire | None:
+        """Every answer ``player`` may ever be asked for in this game (see :class:`Repertoire`).
+
+        Override it: a model seat is then given one fixed set of tools for the whole game, which
+        keeps its prompt cache. None (the default) gives it each decision's exact schema instead.
+        Every decision's options must fit inside (tests/test_repertoire.py checks the variants).
+        """
+        return None
+
+    def repertoire_of(self, player: str) -> Repertoire | None:
+        """The player's repertoire, built once per game (its tools must not change)."""
+        if player not in self._repertoires:
+            wide = self.repertoire(player)
+            self._repertoires[player] = None if wide is None else dataclasses.replace(wide, table=self.table)
+        return self._repertoires[player]
 
     # ---- queries --------------------------------------------------------------------------
     def is_alive(self, name: str) -> bool:
@@ -273,6 +301,8 @@ class Game:
             default=default,
             group=group,
             info=info,
+            table=self.table,
+            repertoire=self.repertoire_of(player),
         )
         self._next_request_id += 1
         return req
@@ -311,8 +341,13 @@ class Game:
                 return "this decision is silent: no speech allowed"
             if len(speech) > request.max_speech:
                 return f"speech is {len(speech)} characters; the limit is {request.max_speech}"
-        if kind == "speak" and getattr(action, "claim", None) is not None and request.talk is None:
-            return "this decision is silent: no claim allowed"
+        claim = getattr(action, "claim", None) if kind == "speak" else None
+        if claim is not None:
+            if request.talk is None:
+                return "this decision is silent: no claim allowed"
+            reason = self._check_claim(request, claim)
+            if reason is not None:
+                return reason
         reason = self._check_fields(request, option, action)
         if reason is None:
             reason = self.check_action(request, action)
@@ -343,6 +378,19 @@ class Game:
                 continue
             if spec.choices is not None and value not in spec.choices:
                 return self.explain(request, name, value, spec)
+        return None
+
+    @staticmethod
+    def _check_claim(request: DecisionRequest, claim: Any) -> str | None:
+        """A claim names only the game's roles and its seats (whatever it says of them)."""
+        table = request.table
+        if table is None:
+            return None
+        if claim.role is not None and claim.role not in table.claim_roles:
+            return f"claim.role {claim.role!r} is not a role of this game; a claim may name: {', '.join(table.claim_roles)}"
+        for name in claim.checks:
+            if name not in table.seats:
+                return f"claim.checks names {name!r}, who is not at this table; seats: {', '.join(table.seats)}"
         return None
 
     def explain(self, request: DecisionRequest, field_name: str, value: Any, spec: FieldSpec) -> str:

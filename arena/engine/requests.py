@@ -2,8 +2,18 @@
 
 A request lists the legal action kinds (:class:`Option`) with the legal values of each of their
 target fields (:class:`FieldSpec`). From that one description the engine both validates an
-answer (:func:`check_fields`) and generates the narrowed pydantic model / JSON schema that a
-language model is shown (:meth:`DecisionRequest.action_model`), so the two can never disagree.
+answer (``Game.validate``) and generates the narrowed pydantic model / JSON schema of exactly the
+legal answers (:meth:`DecisionRequest.action_model`), so the two can never disagree.
+
+A request also carries two things that stay the same for a whole game:
+
+- :class:`Table`: what every player knows from the start (the seats, the cards dealt, the roles a
+  structured claim may name);
+- :class:`Repertoire`: every answer its player may *ever* give in this game, each field with every
+  value it can take. Its schema (:meth:`Repertoire.json_schema`) is what a model seat is given as
+  its tools once for the whole game, so that the tool definitions, which providers put first in
+  their prompt cache, never change; each decision then narrows it in words and the engine's
+  validation (docs/llm.md, "Caching").
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, create_model
 
-from .actions import ACTION_ADAPTER, KINDS, ActionBase
+from .actions import ACTION_ADAPTER, KINDS, ActionBase, Claim
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -38,10 +48,89 @@ class FieldSpec:
 
 @dataclass(slots=True, frozen=True)
 class Option:
-    """One legal action kind with its narrowed fields; fields not listed must stay empty."""
+    """One legal action kind with its narrowed fields; fields not listed must stay empty.
+
+    ``description`` and ``descriptions`` (field -> text) describe the kind and its fields in the
+    variant's own words (what null means for this game's ``kill``, what ``yes`` votes on) where
+    the shared action model's words are too general; the schema a model sees uses them.
+    """
 
     kind: str
     fields: Mapping[str, FieldSpec] = field(default_factory=dict)
+    description: str = ""
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True, frozen=True)
+class Table:
+    """What every player knows of a game from its start; one object shared by all its requests.
+
+    ``deck``: the cards dealt, by role, in the deck's order (public in every variant here: the
+    rules fix the count of each card). ``claim_roles``: the roles a structured claim may name.
+    """
+
+    variant: str
+    seats: tuple[str, ...]
+    deck: tuple[tuple[str, int], ...]
+    claim_roles: tuple[str, ...]
+
+
+@dataclass(slots=True, frozen=True)
+class Repertoire:
+    """Every answer one seat may ever give in one game: the kinds it can be offered, each field
+    with every value it can take (names over all seats, null wherever some decision allows it).
+
+    ``talk``: the kinds whose answers carry speech in some decision. A decision's options must fit
+    inside (``covers``); the engine's validation then holds each answer to the decision itself.
+    """
+
+    options: tuple[Option, ...]
+    talk: frozenset[str] = frozenset()
+    table: Table | None = None
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(o.kind for o in self.options)
+
+    def option(self, kind: str) -> Option | None:
+        return next((o for o in self.options if o.kind == kind), None)
+
+    def covers(self, request: DecisionRequest) -> str | None:
+        """Why ``request`` asks for something outside this repertoire, or None when it fits."""
+        for opt in request.options:
+            wide = self.option(opt.kind)
+            if wide is None:
+                return f"kind {opt.kind!r} is not in the repertoire"
+            if request.talk is not None and opt.kind not in self.talk:
+                return f"{opt.kind!r} carries speech in this decision but not in the repertoire"
+            for name, spec in opt.fields.items():
+                outer = wide.fields.get(name)
+                if outer is None:
+                    return f"{opt.kind}.{name} is not in the repertoire"
+                if spec.nullable and not outer.nullable:
+                    return f"{opt.kind}.{name} may be null here but not in the repertoire"
+                extra = set(spec.choices or ()) - set(outer.choices or ())
+                if outer.choices is not None and extra:
+                    return f"{opt.kind}.{name}: {sorted(extra, key=str)} not in the repertoire"
+                if spec.choices is None and outer.choices is not None:
+                    return f"{opt.kind}.{name} is open here but closed in the repertoire"
+                if outer.max_items is not None and (spec.max_items is None or spec.max_items > outer.max_items):
+                    return f"{opt.kind}.{name} takes more items here than in the repertoire"
+        return None
+
+    def action_model(self) -> Any:
+        return _narrowed_union(_repertoire_key(self))
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON schema of every answer of the repertoire (the same all game: cache it)."""
+        return copy.deepcopy(_schema(_repertoire_key(self)))
+
+    def parse(self, data: str | bytes | dict) -> ActionBase:
+        """Parse an answer against the repertoire's schema, then into the shared union; the
+        decision's own limits are the engine's to check (``Game.validate``)."""
+        adapter = _adapter(_repertoire_key(self))
+        raw = adapter.validate_json(data) if isinstance(data, (str, bytes)) else adapter.validate_python(data)
+        return ACTION_ADAPTER.validate_python(raw.model_dump())
 
 
 @dataclass(slots=True, frozen=True)
@@ -75,6 +164,8 @@ class DecisionRequest:
     default: ActionBase | None = None  # forfeit; None = a seeded random legal choice
     group: str = ""  # e.g. "discussion", "vote": the decision kind used to pick a prompt
     info: dict[str, Any] = field(default_factory=dict)
+    table: Table | None = None  # the game's public facts (shared by every request of the game)
+    repertoire: Repertoire | None = None  # everything this seat may answer in this game
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -107,14 +198,32 @@ class DecisionRequest:
         return ACTION_ADAPTER.validate_python(raw.model_dump())
 
 
+def _fields_key(opt: Option) -> tuple:
+    return tuple(sorted((name, spec.choices, spec.nullable, spec.max_items) for name, spec in opt.fields.items()))
+
+
+def _claim_key(table: Table | None) -> tuple | None:
+    return (table.claim_roles, table.seats) if table is not None else None
+
+
 def _request_key(request: DecisionRequest) -> tuple:
-    return (
-        request.talk is not None,
-        tuple(
-            (opt.kind, tuple(sorted((name, spec.choices, spec.nullable, spec.max_items) for name, spec in opt.fields.items())))
-            for opt in request.options
-        ),
+    """What the narrowed model depends on: per kind its fields, speech, and words; the claim's enums."""
+    talk = request.talk is not None
+    wide = request.repertoire
+    options = []
+    for opt in request.options:
+        words = wide.option(opt.kind) if wide is not None else None  # the variant's words for the kind
+        words = words or opt
+        options.append((opt.kind, _fields_key(opt), talk, words.description, tuple(sorted(words.descriptions.items()))))
+    return tuple(options), _claim_key(request.table) if talk else None
+
+
+def _repertoire_key(repertoire: Repertoire) -> tuple:
+    options = tuple(
+        (o.kind, _fields_key(o), o.kind in repertoire.talk, o.description, tuple(sorted(o.descriptions.items())))
+        for o in repertoire.options
     )
+    return options, _claim_key(repertoire.table) if repertoire.talk else None
 
 
 @lru_cache(maxsize=4096)
@@ -129,8 +238,8 @@ def _schema(key: tuple) -> dict[str, Any]:
 
 @lru_cache(maxsize=4096)
 def _narrowed_union(key: tuple) -> Any:
-    talk, options = key
-    models = [_narrowed_model(kind, fields, talk) for kind, fields in options]
+    options, claim = key
+    models = [_narrowed_model(*option, claim) for option in options]
     if len(models) == 1:
         return models[0]
     from typing import Annotated, Union
@@ -138,23 +247,50 @@ def _narrowed_union(key: tuple) -> Any:
     return Annotated[Union[tuple(models)], Field(discriminator="kind")]  # noqa: UP007
 
 
-def _narrowed_model(kind: str, fields: tuple, talk: bool) -> type:
+@lru_cache(maxsize=64)
+def _claim_model(claim_roles: tuple[str, ...], seats: tuple[str, ...]) -> type:
+    """``Claim`` with the game's claimable roles and its seats as enums (the values stay strings)."""
+    fields = Claim.model_fields
+    role = Literal[claim_roles] if claim_roles else str  # type: ignore[valid-type]
+    seat = Literal[seats] if seats else str  # type: ignore[valid-type]
+    return create_model(
+        "ClaimAnswer",
+        __config__=ConfigDict(extra="forbid", title="Claim"),
+        __doc__=Claim.__doc__,
+        role=(role | None, Field(None, description=fields["role"].description)),
+        checks=(
+            dict[seat, Literal["mafia", "not mafia"]],  # type: ignore[valid-type]
+            Field(default_factory=dict, description=fields["checks"].description),
+        ),
+    )
+
+
+def _narrowed_model(kind: str, fields: tuple, talk: bool, doc: str, words: tuple, claim: tuple | None) -> type:
     base = KINDS[kind]
     specs = {name: (choices, nullable, max_items) for name, choices, nullable, max_items in fields}
+    described = dict(words)
+
+    def about(name: str, info: Any) -> str | None:
+        return described.get(name) or info.description
+
     definitions: dict[str, Any] = {"kind": (Literal[kind], ...)}  # required: the model must say which
     for name, info in base.model_fields.items():
         if name == "kind":
             continue
         if name == "speech":
             if kind == "speak":
-                definitions[name] = (str, Field(..., description=info.description))
+                definitions[name] = (str, Field(..., description=about(name, info)))
             elif talk:
-                definitions[name] = (str | None, Field(None, description=info.description))
+                definitions[name] = (str | None, Field(None, description=about(name, info)))
             continue
-        if name in ("thought", "yes", "claim"):
-            if name == "claim" and kind == "speak" and not talk:
+        if name in ("thought", "yes"):
+            definitions[name] = (info.annotation, Field(info.default, description=about(name, info)))
+            continue
+        if name == "claim":
+            if not talk:
                 continue
-            definitions[name] = (info.annotation, info)
+            claim_type = _claim_model(*claim) if claim is not None else Claim
+            definitions[name] = (claim_type | None, Field(None, description=about(name, info)))
             continue
         if name not in specs:
             continue  # a target field this decision does not use: left out, so it is refused
@@ -165,18 +301,18 @@ def _narrowed_model(kind: str, fields: tuple, talk: bool) -> type:
         if name == "floor":
             definitions[name] = (
                 tuple[value_type, ...] if value_type is not None else tuple[()],
-                Field((), max_length=max_items, description=info.description),
+                Field((), max_length=max_items, description=about(name, info)),
             )
         elif nullable:
             definitions[name] = (
                 (value_type | None) if value_type is not None else None,
-                Field(None, description=info.description),
+                Field(None, description=about(name, info)),
             )
         else:
-            definitions[name] = (value_type, Field(..., description=info.description))
+            definitions[name] = (value_type, Field(..., description=about(name, info)))
     return create_model(
         f"{base.__name__}Answer",
         __config__=ConfigDict(extra="forbid", title=base.__name__),
-        __doc__=base.__doc__,
+        __doc__=doc or base.__doc__,
         **definitions,
     )

@@ -28,9 +28,11 @@ team's numbers are split evenly over its seats, so the team's seats together hol
 table and falls with the team's size: 0 is a town voting at random, above 0 a deceived town.
 
 **Claims.** A claim is the structured ``claim`` of an accepted ``speak`` answer (read from the
-speaker's own ``action`` event: it is what the player said, whatever the variant publishes). It
-is a lie when its role is not the speaker's card (synonyms: citizen/villager/civilian/
-townsperson/town; inspector/detective/cop) or when one of its check results is false (``mafia``
+speaker's own ``action`` event: it is what the player said, whatever the variant publishes). The
+engine accepts only the variant's own roles in a claim; a claim naming any other role (possible
+only in a transcript recorded before that rule) is not counted at all. A claim is a lie when its
+role is not the speaker's card (synonyms: citizen/villager/civilian/townsperson/town;
+inspector/detective/cop) or when one of its check results is false (``mafia``
 is true exactly when the named player's card is on the mafia team, as a check would say). A lie
 told on day *d* is **caught** when the town votes the liar out on day *d* or *d* + 1: a death by
 a day vote (cause ``execution`` or ``vote``) that the town's own ballots carried — more town yes
@@ -156,8 +158,11 @@ def claim_is_true(claim: Mapping[str, Any], speaker_role: str, roles: Mapping[st
     return True
 
 
-def _has_claim(claim: Any) -> bool:
-    return isinstance(claim, Mapping) and (claim.get("role") is not None or bool(claim.get("checks")))
+def _has_claim(claim: Any, team_of: Mapping[str, str] | None = None) -> bool:
+    """A claim that says something, and names no role the variant lacks (``team_of``: its roles)."""
+    if not isinstance(claim, Mapping) or (claim.get("role") is None and not claim.get("checks")):
+        return False
+    return team_of is None or claim.get("role") is None or claim["role"] in team_of
 
 
 def _audience_player(event: Mapping[str, Any]) -> str | None:
@@ -289,7 +294,7 @@ def team_stats(
                 before = accused.get(actor)
                 accused[actor] = (day, (before[1] if before and before[0] == day else set()) | named)
             claim = action.get("claim")
-            if _has_claim(claim):
+            if _has_claim(claim, team_of):
                 claims.append((actor, day, claim_is_true(claim, roles[actor], roles, team_of)))
                 for target, result in (claim.get("checks") or {}).items():
                     if target in roles and target != actor:

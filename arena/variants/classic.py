@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, Repertoire, RulesError
 from arena.engine.game import HOLD_FIRE, NO, names_spec
 from arena.engine.requests import FieldSpec
 
@@ -64,6 +64,34 @@ class Classic(Game):
         town = len(cards) - mafia
         if mafia == 0 or town < mafia or (self.options.mafia_wins_at_parity and town == mafia):
             raise RulesError(f"{mafia} mafia among {len(cards)} players: the game would be over before it starts")
+
+    def repertoire(self, player: str) -> Repertoire:
+        """Speeches and yes/no votes for everyone; the night shot for the mafia, the check for the
+        inspector. Names range over every seat; each decision says which are legal now."""
+        seats = self.seats
+        speak_fields = {"accuse": FieldSpec(seats, nullable=True)}
+        words = {"accuse": "In a discussion turn: a living player you accuse (a trial starts at once), or null to accuse nobody."}
+        if self.options.max_floor:
+            speak_fields["floor"] = FieldSpec(seats, max_items=self.options.max_floor)
+            words["floor"] = "In your defence: living players you hand the floor to, in the order they speak (empty for nobody)."
+        options = [
+            Option(
+                "speak", speak_fields, "Speak to everyone: a discussion turn, a defence, a floor speech or last words.", words
+            ),
+            Option(
+                "verdict",
+                description="Vote yes or no on the accused: to charge, then to execute.",
+                descriptions={"yes": "true to charge (or execute) the accused, false to clear (or spare)."},
+            ),
+        ]
+        role = self.role_of[player]
+        if role == "mafia":
+            shot = FieldSpec(seats, nullable=True)
+            words = {"target": "The player you shoot, or null to hold fire."}
+            options.append(Option("kill", {"target": shot}, "Your night shot: shoot one living player, or hold fire.", words))
+        elif role == "inspector":
+            options.append(Option("check", {"target": FieldSpec(seats)}))
+        return Repertoire(tuple(options), talk=frozenset({"speak"}))
 
     def setup(self) -> None:
         self.first_speaker = self.seats[0]
@@ -167,13 +195,25 @@ class Classic(Game):
     def _ask_defence(self) -> list[DecisionRequest]:
         floor = FieldSpec(self.others(self.accused), max_items=self.options.max_floor)
         fields = {"floor": floor} if self.options.max_floor else {}
+        hand_on = (
+            f" You may hand the floor to up to {self.options.max_floor} living players, who speak after you in the order named."
+            if self.options.max_floor
+            else ""
+        )
+        if self.turns_left > 0:
+            failing = (
+                f"the discussion resumes with {self.next_seat(self.accuser)}, the speaker after your accuser, with "
+                f"{self.turns_left} discussion turns left (a trial uses none)"
+            )
+        else:
+            failing = "no discussion turns are left, so the referee's lot picks a living player to die"
         return self.ask_to_speak(
             self.accused,
-            f"You are charged. Give your last words; you may hand the floor to up to "
-            f"{self.options.max_floor} living players, who speak after you in the order named. "
-            "The execution vote follows at once.",
+            f"You are charged. This is your defence, and your last words if you are executed.{hand_on} The "
+            f"execution vote follows at once: more than half of the voters yes and you die; otherwise {failing}.",
             group="defence",
             fields=fields,
+            clock=Clock("discussion turn", self.turns_left, self.turns_total),
         )
 
     def _on_defence(self, answers: dict[str, ActionBase]) -> None:

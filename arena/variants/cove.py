@@ -58,7 +58,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from arena.engine import ActionBase, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
+from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
 from arena.engine.events import team_audience
 from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, names_spec
 
@@ -154,6 +154,47 @@ class Cove(Game):
         mafia = cards.count("mafia")
         if mafia == 0 or len(cards) - mafia <= mafia:
             raise RulesError(f"{mafia} mafia among {len(cards)} players: the game would be over before it starts")
+
+    def repertoire(self, player: str) -> Repertoire:
+        """Day speeches, votes and the "both leave" verdict for everyone; each night role its own
+        action (the mafia's on their channel, with words for the team). Names range over every seat."""
+        seats = self.seats
+        nominate = (
+            "In your day speech: the player you nominate for the vote; null only when the question says you can nominate nobody."
+        )
+        options = [
+            Option(
+                "speak",
+                {"nominate": FieldSpec(seats, nullable=True)},
+                "Speak to everyone: your day speech, a tie speech or last words.",
+                {"nominate": nominate},
+            ),
+            Option(
+                "vote",
+                {"target": FieldSpec(seats, nullable=True)},
+                "Vote for one of the candidates the question names.",
+                {"target": "The candidate you vote for, or null to abstain."},
+            ),
+            Option(
+                "verdict",
+                description='Vote yes or no on "both leave" after a tied revote.',
+                descriptions={"yes": "true for both tied players to leave the game, false for both to stay."},
+            ),
+        ]
+        talk = {"speak"}
+        role = self.role_of[player]
+        if role == "mafia":
+            channel = "On the mafia channel: name tonight's victim; your words reach the mafia only."
+            words = {"target": "The living non-mafia player you name as tonight's victim."}
+            options.append(Option("kill", {"target": FieldSpec(seats)}, channel, words))
+            talk.add("kill")
+        elif role == "maniac":
+            options.append(
+                Option("kill", {"target": FieldSpec(seats)}, "Your night kill.", {"target": "The player you kill tonight."})
+            )
+        elif role in NIGHT_SLOT:
+            options.append(Option(NIGHT_SLOT[role], {"target": FieldSpec(seats)}))
+        return Repertoire(tuple(options), talk=frozenset(talk))
 
     def setup(self) -> None:
         self.night = Night()
@@ -461,7 +502,8 @@ class Cove(Game):
         other = next(c for c in self.candidates if c != self.speakers[0])
         return self.ask_to_speak(
             self.speakers[0],
-            f"You and {other} tied at the top. Speak once more; then everyone revotes between you.",
+            f"You and {other} tied at the top. Speak once more; then everyone revotes between you. If that "
+            "revote ties too, everyone votes on whether you both leave.",
             group="defence",
             candidates=list(self.candidates),
         )
@@ -509,9 +551,7 @@ class Cove(Game):
         self.phase = "last_words"
 
     def _ask_last_words(self) -> list[DecisionRequest]:
-        return self.ask_to_speak(
-            self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words"
-        )
+        return self.ask_to_speak(self.leavers[0], "The vote sends you out of the game. Say your last words.", group="last_words")
 
     def _on_last_words(self, answers: dict[str, ActionBase]) -> None:
         leaver = self.leavers.pop(0)

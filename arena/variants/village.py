@@ -43,7 +43,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, model_validator
 
-from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
 from arena.engine.events import team_audience
 from arena.engine.game import NO, names_spec
 
@@ -107,6 +107,46 @@ class Village(Game):
         if mafia == 0 or len(cards) - mafia < mafia:
             raise RulesError(f"{mafia} mafia among {len(cards)} players: the game would be over before it starts")
 
+    def repertoire(self, player: str) -> Repertoire:
+        """Speeches, trial votes and the two-candidate vote for everyone; the channel for the mafia,
+        the check for the detective, the save for the doctor. Names range over every seat."""
+        seats = self.seats
+        options = [
+            Option(
+                "speak",
+                {"accuse": FieldSpec(seats, nullable=True)},
+                "Speak to everyone: a discussion turn or your defence.",
+                {"accuse": "In a discussion turn: a living player you accuse, or null to accuse nobody."},
+            ),
+            Option(
+                "verdict",
+                description="Vote guilty or innocent on the player on trial.",
+                descriptions={"yes": "true for guilty, false for innocent."},
+            ),
+            Option(
+                "vote",
+                {"target": FieldSpec(seats)},
+                "Vote for one of the two candidates (no abstaining).",
+                {"target": "The candidate you vote for."},
+            ),
+        ]
+        talk = {"speak"}
+        role = self.role_of[player]
+        if role == "mafia":
+            channel = "On the mafia channel: point at tonight's victim; your words reach the mafia only."
+            words = {"target": "The living non-mafia player you point at."}
+            options.append(Option("kill", {"target": FieldSpec(seats)}, channel, words))
+            talk.add("kill")
+        elif role == "detective":
+            check = (
+                "Point at a player you believe is mafia: you are told at once whether you are right, and if "
+                "you are, that player is arrested at dawn."
+            )
+            options.append(Option("check", {"target": FieldSpec(seats)}, check))
+        elif role == "doctor":
+            options.append(Option("heal", {"target": FieldSpec(seats)}))
+        return Repertoire(tuple(options), talk=frozenset(talk))
+
     def setup(self) -> None:
         self.first_speaker = self.seats[0]
         self.speaker = self.seats[0]
@@ -164,7 +204,7 @@ class Village(Game):
         return self.ask_to_speak(
             speaker,
             "Your discussion turn. You may accuse one living player; "
-            + ("today is the first day: accusations are counted but nobody is tried."
+            + ("today is the first day: accusations are allowed, but nobody is tried or executed today."
                if first else "when the talk is over, the most accused is tried."),
             group="discussion",
             fields={"accuse": accuse},
@@ -216,8 +256,9 @@ class Village(Game):
         accused = self.accused
         return self.ask_to_speak(
             accused,
-            f"You are on trial with {self._count(accused)} accusations. Give your defence; "
-            "then every living player, you included, votes guilty or innocent.",
+            f"You are on trial with {self._count(accused)} accusations. Give your defence; then every living "
+            "player, you included, votes guilty or innocent. This is your last speech: if found guilty you are "
+            "executed at once; if acquitted, the day goes on to the next trial or to the final vote.",
             group="defence",
         )
 

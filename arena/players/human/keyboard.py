@@ -105,6 +105,21 @@ class _Prompt:
         return max(0, int(self.deadline - time.monotonic() + 0.999))
 
 
+def _input(prompt: str) -> str:
+    """``input()``, with the exception of whichever of our signal handlers interrupted it.
+
+    When Ctrl-C and the countdown's tick arrive together, CPython's ``input()`` runs the second
+    handler while the first one's exception is still set, and raises ``SystemError(... returned a
+    result with an exception set)`` with that exception as its cause: the cause is what happened.
+    """
+    try:
+        return input(prompt)
+    except SystemError as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt | _Withdrawn):
+            raise exc.__cause__ from None
+        raise
+
+
 class TerminalKeyboard:
     """stdin in the main thread; the game's loop asks for lines from its own thread (:meth:`play`)."""
 
@@ -242,6 +257,10 @@ class TerminalKeyboard:
         outcome: list[Any] = []
 
         def worker() -> None:
+            # Ctrl-C and the countdown's tick must wake the main thread out of input(): a signal the
+            # kernel handed to this thread instead would leave it asleep (and its typing unread).
+            if hasattr(signal, "pthread_sigmask"):
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *([signal.SIGALRM] if TIMERS else [])})
             try:
                 outcome.append((True, game()))
             except BaseException as exc:  # handed to the main thread
@@ -288,6 +307,7 @@ class TerminalKeyboard:
                 self._between_prompts()
 
     def _between_prompts(self) -> None:
+        self._drop_typeahead()
         print(flush=True)
         try:
             job = self._prompts.get_nowait()
@@ -313,7 +333,7 @@ class TerminalKeyboard:
         try:
             if TIMERS:
                 signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
-            line = input(self._prompt_text(job))
+            line = _input(self._prompt_text(job))
         except _Withdrawn:  # the prompt stays on screen as typed; the next one starts below
             with self._screen:
                 if not job.closed:
@@ -321,6 +341,7 @@ class TerminalKeyboard:
                     job.closed = True
             return
         except KeyboardInterrupt:
+            self._drop_typeahead()
             print(flush=True)
             job.answer(INTERRUPT)
             return
@@ -393,13 +414,35 @@ class TerminalKeyboard:
 
     # ---- terminal niceties ------------------------------------------------------------------
     def _save_terminal(self) -> None:
+        """Keep the terminal's settings for :meth:`close`, and stop Ctrl-C from flushing type-ahead.
+
+        The terminal drops unread input when it sends SIGINT. If that lands between readline seeing
+        input ready and reading it, readline's read waits for a key that never comes, and Ctrl-C is
+        not acted on until the next keypress. With NOFLSH the input stays; we drop it ourselves once
+        the interrupt is handled (:meth:`_drop_typeahead`), so a person sees the same behaviour.
+        """
+        self._tty = None
         try:
             import termios
-
+        except ImportError:  # no termios (Windows): the terminal keeps its own ways
+            return
+        with contextlib.suppress(OSError, ValueError, termios.error):
             if sys.stdin.isatty():
-                self._tty = termios.tcgetattr(sys.stdin.fileno())
-        except (ImportError, OSError, ValueError):
-            self._tty = None
+                fd = sys.stdin.fileno()
+                saved = termios.tcgetattr(fd)
+                settings = termios.tcgetattr(fd)
+                settings[3] |= termios.NOFLSH
+                termios.tcsetattr(fd, termios.TCSANOW, settings)
+                self._tty = saved
+
+    def _drop_typeahead(self) -> None:
+        """What was typed after Ctrl-C and not yet read is dropped, as a terminal does by itself."""
+        if self._tty is None:
+            return
+        import termios
+
+        with contextlib.suppress(OSError, ValueError, termios.error):
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
     def _setup_completion(self) -> None:
         rl = self._readline

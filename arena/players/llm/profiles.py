@@ -41,9 +41,15 @@ class Profile(BaseModel):
     base_url: str | None = None
     api_key_env: str = ""  # "" = the endpoint needs no key
     temperature: float | None = Field(None, ge=0, le=2)
+    repeat_penalty: float | None = Field(None, ge=1, le=3, description="Local models: penalty on repeated tokens.")
     max_tokens: int = Field(1024, ge=16)
     structured: Literal["tools", "json_schema", "json_text"] = "tools"
     strict: bool | None = None  # None: strict for OpenAI tools / json_schema, plain for Anthropic
+    allowed_tools: bool | None = Field(
+        None,
+        description="OpenAI tools: narrow the fixed tools to the kinds legal now (tool_choice allowed_tools); "
+        "None: on for the official endpoint only (other servers may not know it).",
+    )
     price_input: float = Field(0.0, ge=0)
     price_cached: float | None = Field(None, ge=0)  # None = same as input
     price_cache_write: float | None = Field(None, ge=0)  # None = input (x1.25 for Anthropic)

@@ -1,14 +1,21 @@
 """Prompts: one player's own view, rendered append-only as a message history.
 
-The system prompt (``prompts/system/<variant>.j2``) is rendered once per game and never changes.
-Each decision appends one user turn: the events of the player's view since its previous call
-(``blocks/observations.j2``) and the question (``decisions/<group>.j2``); the answer is appended as
-an assistant turn. Nothing earlier is ever re-rendered, so every call's prompt starts with the
-previous call's whole prompt and providers can serve it from their prefix cache.
+The system prompt (``prompts/system/<variant>.j2``) is rendered once per game and never changes:
+the conduct rules, the variant's rules with the table's public facts (the deal, the payoff
+tables of McKay's games, the house rules as sentences). Each decision appends one user turn: the
+events of the player's view since its previous call (``blocks/observations.j2``), where the game
+stands, the question and the answers legal now (``blocks/options.j2``). The model's answer is
+appended as it was given: a tool call (whose result, "accepted" or the rejection, opens the next
+user turn) or the JSON text. Nothing earlier is ever re-rendered, so every call's prompt starts
+with the previous call's whole prompt and providers can serve it from their prefix cache.
+
+Messages are kept in one neutral form (``{"role", "content"}``, plus ``call`` on an assistant turn
+that called a tool and ``result`` on the user turn after it); each provider adapter renders
+them its own way, and a plain-text backend reads ``content`` alone.
 
 Only ``view.events`` and the request reach a template: both are this player's own, so a prompt can
-hold nothing the player may not know. Other players' words are quoted as data between
-``<speech from="NAME">`` delimiters that their text cannot close.
+hold nothing the player may not know. Other players' words, and the claims made with them, are
+quoted as data between ``<speech from="NAME">`` delimiters that their text cannot close.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +32,21 @@ import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
 
+from .rulebook import payoffs
+
 PROMPTS_ENV = "ARENA_PROMPTS"
 NO_ANSWER = "(No answer reached the moderator: the connection to the model failed.)"
+ACCEPTED = "Accepted."
+#: what null means, per (kind, field), in the legal answers
+NULL_WORDS = {
+    ("speak", "accuse"): "to accuse nobody",
+    ("speak", "nominate"): "to nominate nobody",
+    ("vote", "target"): "to abstain",
+    ("kill", "target"): "to hold fire",
+    ("place_card", "slot"): "to take your card back",
+    ("declare_cop", "position"): "to declare without looking",
+}
+NIGHT_PHASES = frozenset({"night", "mafia_channel", "channel", "night_roles"})
 
 
 def prompts_dir() -> Path:
@@ -40,12 +60,23 @@ def _quote(text: Any) -> str:
     return re.sub(r"<(/?)(speech)", r"‹\1\2", text, flags=re.IGNORECASE)
 
 
-def _names(value: Any) -> str:
+def _names(value: Any, empty: str = "nobody") -> str:
+    """Names joined in words; ``empty`` for None or an empty list."""
     if value is None:
-        return "nobody"
+        return empty
     if isinstance(value, (list, tuple, set, frozenset)):
-        return ", ".join(map(str, value)) if value else "nobody"
+        items = [str(v) for v in value]
+        if not items:
+            return empty
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     return str(value)
+
+
+def _choices(values: Iterable[Any], conj: str = "or") -> str:
+    items = [str(v) for v in values]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {conj} " + items[-1]
 
 
 def _plain(value: Any) -> Any:
@@ -58,19 +89,28 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _action_summary(action: Any) -> str:
-    """A compact, deterministic one-line summary of an action dict (no private thought)."""
-    if not isinstance(action, Mapping):
-        return json.dumps(action, ensure_ascii=False, default=str)
-    parts = [str(action.get("kind", "?"))]
-    for key, value in action.items():
-        if key in ("kind", "thought") or value in (None, "", [], ()):
-            continue
-        if key == "speech":
-            parts.append(f"speech {json.dumps(value, ensure_ascii=False)}")
+def _by_size(table: Mapping[Any, Any]) -> str:
+    """``{7: 2, 8: 2, 9: 2, 10: 3}`` as "7–9 players: 2; 10 players: 3" (keys may be strings)."""
+    rows = sorted((int(k), v) for k, v in table.items())
+    groups: list[list[Any]] = []
+    for size, value in rows:
+        if groups and groups[-1][2] == value and groups[-1][1] == size - 1:
+            groups[-1][1] = size
         else:
-            parts.append(f"{key} {json.dumps(value, ensure_ascii=False)}")
-    return " ".join(parts)
+            groups.append([size, size, value])
+    return "; ".join(f"{a}{'–' + str(b) if b != a else ''} players: {v}" for a, b, v in groups)
+
+
+PLURALS = {"mafia": "mafia", "townsperson": "townspeople", "mistress": "mistresses"}
+
+
+def _counted(card: str, n: int) -> str:
+    """ "2 citizens", "1 inspector", "3 mafia", "2 townspeople"."""
+    return f"{n} {card if n == 1 else PLURALS.get(card, card + 's')}"
+
+
+def _signed(value: Any) -> str:
+    return f"+{value}" if isinstance(value, int) and value > 0 else str(value).replace("-", "−")
 
 
 @functools.cache
@@ -83,7 +123,15 @@ def _env_for(directory: str) -> jinja2.Environment:
         keep_trailing_newline=False,
         autoescape=False,
     )
-    env.filters.update(quote=_quote, names=_names, summary=_action_summary, tojson_compact=_compact)
+    env.filters.update(
+        quote=_quote,
+        names=_names,
+        choices=_choices,
+        signed=_signed,
+        by_size=_by_size,
+        counted=_counted,
+        tojson_compact=_compact,
+    )
     return env
 
 
@@ -103,6 +151,7 @@ def _tidy(text: str) -> str:
 
 def event_context(event: Event, me: str) -> dict[str, Any]:
     return {
+        "seq": event.seq,
         "type": event.type,
         "day": event.day,
         "phase": event.phase,
@@ -114,19 +163,40 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
     }
 
 
-def request_context(request: DecisionRequest) -> dict[str, Any]:
+def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
+    excluded: dict[str, list[str]] = {}  # one reason, the names it excludes (in seat order)
+    for who, why in spec.forbidden.items():
+        excluded.setdefault(why, []).append(str(who))
+    return {
+        "name": name,
+        "choices": list(spec.choices) if spec.choices is not None else None,
+        "nullable": spec.nullable,
+        "null_words": NULL_WORDS.get((kind, name), "to leave it empty"),
+        "max_items": spec.max_items,
+        "forbidden": dict(spec.forbidden),
+        "excluded": [(names, why) for why, names in excluded.items()],
+    }
+
+
+def request_context(request: DecisionRequest, fixed: bool = True) -> dict[str, Any]:
+    """The request as a template reads it; with ``fixed`` (the seat's tools are its repertoire),
+    also what those tools allow but this decision does not (fields to leave empty, speech to
+    leave out, tools not legal now)."""
+    wide = request.repertoire if fixed else None
     options = []
     for option in request.options:
-        fields = []
-        for name, spec in option.fields.items():
-            fields.append({
-                "name": name,
-                "choices": list(spec.choices) if spec.choices is not None else None,
-                "nullable": spec.nullable,
-                "max_items": spec.max_items,
-                "forbidden": dict(spec.forbidden),
-            })  # fmt: skip
-        options.append({"kind": option.kind, "fields": fields})
+        outer = wide.option(option.kind) if wide is not None else None
+        unused = [name for name in (outer.fields if outer is not None else ()) if name not in option.fields]
+        options.append({
+            "kind": option.kind,
+            "fields": [_field(option.kind, name, spec) for name, spec in option.fields.items()],
+            "unused": unused,
+            "talk": request.talk is not None,
+            "silenced": request.talk is None and wide is not None and option.kind in wide.talk,
+            "claim": option.kind == "speak" and request.talk is not None,
+        })  # fmt: skip
+    not_now = [k for k in wide.kinds if k not in request.kinds] if wide is not None else []
+    info = _plain(dict(request.info))
     return {
         "id": request.id,
         "question": request.question,
@@ -134,15 +204,43 @@ def request_context(request: DecisionRequest) -> dict[str, Any]:
         "role": request.role,
         "day": request.day,
         "phase": request.phase,
+        "night": request.phase in NIGHT_PHASES,
+        "match": "hand" in info or (request.table is not None and request.table.variant in ("duel", "duel3", "trio")),
         "alive": list(request.alive),
         "seats": list(request.seats),
         "talk": request.talk,
         "max_speech": request.max_speech,
         "clock": str(request.clock) if request.clock else None,
-        "info": _plain(dict(request.info)),
+        "info": info,
         "options": options,
         "kinds": list(request.kinds),
+        "not_now": not_now,
     }
+
+
+def legal_answers(
+    request: DecisionRequest,
+    mode: str = "tools",
+    env: jinja2.Environment | None = None,
+    short: bool = False,
+    fixed: bool = True,
+) -> str:
+    """The answers legal now, in words, as the newest message states them (and tests audit)."""
+    template = (env or make_env()).get_template("blocks/options.j2")
+    return _tidy(template.render(request=request_context(request, fixed), mode=mode, short=short))
+
+
+def outcome(call_request: int | None, events: Iterable[dict[str, Any]]) -> tuple[str, set[int]]:
+    """What became of the answer to request ``call_request``: the tool result the next turn opens
+    with, and the events it reports (so the observations do not repeat them)."""
+    result, reported = ACCEPTED, set()
+    for e in events:
+        if e["data"].get("request") != call_request or not e["mine"]:
+            continue
+        if e["type"] == "rejected":
+            result = f"Rejected: {e['data'].get('reason')}"
+            reported.add(e["seq"])
+    return result, reported
 
 
 class Conversation:
@@ -164,36 +262,62 @@ class Conversation:
         self.mode = mode
         self.env = env
         self.system: str | None = None
-        self.messages: list[dict[str, str]] = []
+        self.messages: list[dict[str, Any]] = []
         self.seen = 0  # events of the view already rendered
         self.last_alive: list[str] | None = None  # repeated only when it changed
         self.last_schema = ""
         self.groups_seen: set[str] = set()  # a group's standing guidance is given once
+        self.call_request: int | None = None  # the request the last tool call answered
 
     def _template(self, kind: str, name: str | None) -> jinja2.Template:
         candidates = [f"{kind}/{name}.j2"] if name else []
         return self.env.select_template([*candidates, f"{kind}/_default.j2"])
 
     def start(self, request: DecisionRequest) -> None:
-        template = self._template("system", self.variant)
-        self.system = _tidy(template.render(
+        """Render the system prompt (once) from the first request's public table."""
+        table = getattr(request, "table", None)
+        wide = getattr(request, "repertoire", None)
+        self.system = _tidy(self._template("system", self.variant).render(
             me=self.me, seats=list(request.seats), variant=self.variant or "", options=self.options, mode=self.mode,
-            short=self.short,
+            short=self.short, deck=list(table.deck) if table is not None else [],
+            claim_roles=list(table.claim_roles) if table is not None else [],
+            tools=list(wide.kinds) if wide is not None and self.mode != "json_text" else [],
+            claims=bool(table and table.claim_roles) and (wide is None or "speak" in wide.talk),
+            payoffs=payoffs(self.variant),
         ))  # fmt: skip
 
-    def ask(self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str) -> dict[str, str]:
-        """Append the user turn for this call (and a placeholder if the last call got no answer)."""
+    def user_turn(self, text: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+        """A user turn; after a tool call it carries the call's result first."""
+        turn: dict[str, Any] = {"role": "user", "content": _tidy(text)}
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last["role"] == "assistant" and last.get("call"):
+            result = outcome(self.call_request, events)[0]
+            turn["result"] = {"id": last["call"]["id"], "content": result, "error": result != ACCEPTED}
+        return turn
+
+    def ask(
+        self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str, fixed: bool = False
+    ) -> dict[str, Any]:
+        """Append the user turn for this call (and a placeholder if the last call got no answer).
+
+        ``fixed``: the seat's schema is its repertoire, wider than the decision, so the turn also
+        says which of its tools and fields are not for this decision."""
         if self.system is None:
             self.start(request)
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": NO_ANSWER})
         events = view.since(self.seen)
         rendered = [event_context(e, self.me) for e in events]
+        last = self.messages[-1] if self.messages else None
+        reported: set[int] = set()
+        if last is not None and last.get("call"):
+            reported = outcome(self.call_request, rendered)[1]
         shown = feedback is not None and any(e["type"] == "rejected" and e["data"].get("reason") == feedback for e in rendered)
         text = self._template("decisions", request.group or None).render(
             me=self.me,
             events=rendered,
-            request=request_context(request),
+            reported=reported,
+            request=request_context(request, fixed),
             retry=feedback is not None,
             feedback=feedback or "",
             feedback_shown=shown,
@@ -207,15 +331,24 @@ class Conversation:
         self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text
         self.groups_seen.add(request.group)
-        turn = {"role": "user", "content": _tidy(text)}
+        turn = self.user_turn(text, rendered)
         self.messages.append(turn)
+        self.call_request = request.id
         return turn
 
-    def answer(self, text: str) -> None:
-        self.messages.append({"role": "assistant", "content": text if text.strip() else "(empty answer)"})
+    def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
+        """Append the model's answer: its JSON text, and the tool call it made, if it made one."""
+        turn: dict[str, Any] = {"role": "assistant", "content": text if text.strip() else "(empty answer)"}
+        if call is not None:
+            turn["call"] = dict(call)
+        self.messages.append(turn)
 
     def serialized(self) -> str:
         """The prompt as one string, in the order providers read it (for prefix measurements)."""
         parts = [f"system: {self.system or ''}"]
-        parts.extend(f"{m['role']}: {m['content']}" for m in self.messages)
+        for m in self.messages:
+            if m.get("result"):
+                parts.append(f"tool: {m['result']['content']}")
+            call = m.get("call")
+            parts.append(f"{m['role']}: " + (f"{call['name']}({call['arguments']})" if call else m["content"]))
         return "\n".join(parts)

@@ -1,25 +1,29 @@
 """Provider adapters: the same conversation and schemas, sent the way each SDK documents.
 
-**One tool per legal kind.** A decision may allow several kinds at once (``speak`` or ``pass``,
-``kill`` or ``declare_cop`` …). Both SDKs take a list of tools and a tool choice that forces a
-call (OpenAI ``tool_choice="required"`` or a named function; Anthropic ``{"type": "any"}`` or
-``{"type": "tool", "name": …}``), with parallel calls switched off so exactly one action comes
-back. One tool per kind is preferred over a single tool whose argument is the union because
-(1) OpenAI strict mode does not allow a union at the root of a function's parameters, so a union
-tool would need an extra ``{"action": …}`` wrapper level; (2) each tool then carries the kind's
-own description, and the model chooses a kind the way it is trained to choose tools; (3) with a
-single legal kind the tool can be named in ``tool_choice``, which is the strongest guarantee both
-APIs offer. ``json_schema`` mode (OpenAI ``response_format``; Anthropic ``output_config``) uses
-the wrapper, since a response format has exactly one root object.
+**One tool per kind, the same tools all game.** A seat's tools are its repertoire (every kind it
+may use in the game, names over all seats), fixed for the whole game: both providers put tool
+definitions first in their prompt-cache key, so tools that changed per decision would make every
+call miss the cache. The kinds and names legal *now* are stated in the newest message and held by
+the engine's validation (a call outside them is rejected with the reason and asked again).
+Where an API can narrow a fixed tool list without touching the cache it does: OpenAI's
+``tool_choice: {"type": "allowed_tools"}`` (profile ``allowed_tools``; on by default for the
+official endpoint). Anthropic's ``tool_choice`` cannot: a change of it invalidates the cached
+messages, so it stays ``{"type": "any"}`` all game. Parallel calls are off, so exactly one action
+comes back. One tool per kind rather than one union tool: OpenAI strict mode allows no union at
+the root of a function's parameters, and each tool carries its kind's own description; the tool's
+name is the kind, so the parameters have no ``kind``. ``json_schema`` mode (OpenAI
+``response_format``; Anthropic ``output_config``) wraps the union in ``{"action": …}`` (a
+response format has one root object), again fixed for the game.
 
-**Caching.** Prompts are append-only (see :mod:`arena.players.llm.prompt`): the system prompt
-comes first and never changes, earlier turns are never re-rendered. Anthropic gets two
-``cache_control`` breakpoints: the system block and the last block of the newest message (which
-the next call repeats verbatim, so it reads everything up to there from the cache). OpenAI caches
-prefixes automatically; ``prompt_cache_key`` (official endpoint only) keeps one player's calls on
-the same cache. Tool definitions precede the messages in both providers' cache key, so a call
-whose legal kinds or names differ from the previous call's misses the cache for that call; the
-``json_text`` mode keeps the schema in the newest message instead.
+**History.** An earlier answer is replayed as the model gave it: a tool call, followed by its
+result ("Accepted." or the rejection) at the start of the next user turn (OpenAI: an assistant
+``tool_calls`` message and a ``tool`` message; Anthropic: ``tool_use`` and ``tool_result`` blocks).
+
+**Caching.** Prompts are append-only (see :mod:`arena.players.llm.prompt`). Anthropic gets two
+``cache_control`` breakpoints where stable prefixes end: the system block (tools and system, fixed
+for the game) and the last block of the newest message (the next call repeats everything up to
+there verbatim). OpenAI caches prefixes automatically; ``prompt_cache_key`` (official endpoint
+only) keeps one player's calls on the same cache.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class Reply:
     usage: dict[str, int]
     finish: str | None = None
     refusal: str | None = None
+    call_id: str | None = None  # the tool call's id (replayed with its result in the next turn)
 
 
 def _tool_description(schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -61,6 +66,7 @@ class OpenAIBackend:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.official = profile.base_url is None
+        self.allowed_tools = profile.allowed_tools if profile.allowed_tools is not None else self.official
 
     def make_client(self, key: str | None) -> Any:
         import openai
@@ -77,13 +83,18 @@ class OpenAIBackend:
         mode, strict = self.profile.structured, self.profile.strict_schema
         if mode == "tools":
             tools = []
-            for kind, schema in schemas.sent.items():
-                description, params = _tool_description(schema)
+            for kind in schemas.kinds:
+                description, params = _tool_description(schemas.tool_parameters(kind))
                 function: dict[str, Any] = {"name": kind, "description": description, "parameters": params}
                 if strict:
                     function["strict"] = True
                 tools.append({"type": "function", "function": function})
-            choice: Any = {"type": "function", "function": {"name": schemas.kinds[0]}} if len(tools) == 1 else "required"
+            choice: Any = "required"
+            if len(tools) == 1:
+                choice = {"type": "function", "function": {"name": schemas.kinds[0]}}
+            elif self.allowed_tools:  # narrows the fixed list to the kinds legal now, cache intact
+                allowed = [{"type": "function", "function": {"name": k}} for k in schemas.legal]
+                choice = {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": allowed}}
             return {"tools": tools, "tool_choice": choice, "parallel_tool_calls": False}
         if mode == "json_schema":
             spec: dict[str, Any] = {"name": "action", "schema": schemas.wrapped()}
@@ -92,11 +103,33 @@ class OpenAIBackend:
             return {"response_format": {"type": "json_schema", "json_schema": spec}}
         return {}
 
-    def build(self, system: str, messages: list[dict[str, str]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
+    @staticmethod
+    def messages(system: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The neutral history in Chat Completions form (tool calls and their results included)."""
+        out: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        for m in messages:
+            result = m.get("result")
+            if result:
+                out.append({"role": "tool", "tool_call_id": result["id"], "content": result["content"]})
+            call = m.get("call")
+            if m["role"] == "assistant" and call:
+                function = {"name": call["name"], "arguments": call["arguments"]}
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [{"id": call["id"], "type": "function", "function": function}],
+                    }
+                )
+            else:
+                out.append({"role": m["role"], "content": m["content"]})
+        return out
+
+    def build(self, system: str, messages: list[dict[str, Any]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
         p = self.profile
         kwargs: dict[str, Any] = {
             "model": p.model,
-            "messages": [{"role": "system", "content": system}, *(dict(m) for m in messages)],
+            "messages": self.messages(system, messages),
             **structured,
         }
         kwargs["max_completion_tokens" if self.official else "max_tokens"] = p.max_tokens
@@ -131,7 +164,7 @@ class OpenAIBackend:
             function = getattr(call, "function", None)
             name = getattr(function, "name", None)
             raw = getattr(function, "arguments", "") or ""
-            return Reply(raw, name, None, usage, choice.finish_reason)
+            return Reply(raw, name, None, usage, choice.finish_reason, call_id=getattr(call, "id", None))
         return Reply(message.content or "", None, None, usage, choice.finish_reason, getattr(message, "refusal", None))
 
 
@@ -152,11 +185,13 @@ class AnthropicBackend:
         )
 
     def structured(self, schemas: KindSchemas) -> dict[str, Any]:
+        """Tools (or the output format) and a tool choice that never changes within a game: a change
+        of ``tool_choice`` would invalidate Anthropic's cached messages."""
         mode, strict = self.profile.structured, self.profile.strict_schema
         if mode == "tools":
             tools = []
-            for kind, schema in schemas.sent.items():
-                description, params = _tool_description(schema)
+            for kind in schemas.kinds:
+                description, params = _tool_description(schemas.tool_parameters(kind))
                 tool: dict[str, Any] = {"name": kind, "description": description, "input_schema": params}
                 if strict:
                     tool["strict"] = True
@@ -170,10 +205,31 @@ class AnthropicBackend:
             return {"output_config": {"format": {"type": "json_schema", "schema": schemas.wrapped()}}}
         return {}
 
-    def build(self, system: str, messages: list[dict[str, str]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
+    @staticmethod
+    def messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The neutral history in Messages API form (``tool_use`` / ``tool_result`` blocks)."""
+        body: list[dict[str, Any]] = []
+        for m in messages:
+            call = m.get("call")
+            if m["role"] == "assistant" and call:
+                block = {"type": "tool_use", "id": call["id"], "name": call["name"], "input": call.get("input") or {}}
+                body.append({"role": "assistant", "content": [block]})
+                continue
+            blocks: list[dict[str, Any]] = []
+            result = m.get("result")
+            if result:
+                tool_result = {"type": "tool_result", "tool_use_id": result["id"], "content": result["content"]}
+                if result.get("error"):
+                    tool_result["is_error"] = True
+                blocks.append(tool_result)
+            blocks.append({"type": "text", "text": m["content"]})
+            body.append({"role": m["role"], "content": blocks})
+        return body
+
+    def build(self, system: str, messages: list[dict[str, Any]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
         p = self.profile
-        body = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]} for m in messages]
-        if body:
+        body = self.messages(messages)
+        if body:  # where the stable prefix ends: the next call repeats everything up to here
             body[-1]["content"][-1]["cache_control"] = CACHE
         kwargs: dict[str, Any] = {
             "model": p.model,
@@ -196,7 +252,8 @@ class AnthropicBackend:
             kind = getattr(block, "type", None)
             if kind == "tool_use":
                 arguments = block.input
-                return Reply(json.dumps(arguments, ensure_ascii=False), block.name, arguments, usage, response.stop_reason)
+                raw = json.dumps(arguments, ensure_ascii=False)
+                return Reply(raw, block.name, arguments, usage, response.stop_reason, call_id=getattr(block, "id", None))
             if kind == "text":
                 texts.append(block.text)
         return Reply("".join(texts), None, None, usage, response.stop_reason)

@@ -1,8 +1,11 @@
-"""From a request's narrowed JSON schema to what each provider accepts, and back.
+"""From the engine's JSON schemas to what each provider accepts, and back.
 
-The engine generates one JSON schema per decision (:meth:`DecisionRequest.json_schema`): the
-legal kinds, each with enums of the legal names. Nothing here is written by hand; the schema is
-transformed mechanically:
+The engine generates two schemas, both from the action models: a seat's repertoire
+(:meth:`Repertoire.json_schema`: every kind it may use in the game, names over all seats; fixed
+for the whole game, so the tools a provider caches first never change) and a decision's exact
+one (:meth:`DecisionRequest.json_schema`: the legal kinds, enums of the legal names; used where
+the schema travels in the newest message or drives a local grammar). Nothing here is written by
+hand; a schema is transformed mechanically:
 
 - :func:`split_kinds` cuts the discriminated union into one schema per legal kind (each becomes
   one tool, see :mod:`arena.players.llm.providers` for why);
@@ -200,16 +203,35 @@ def _matches(value: Any, schema: dict[str, Any]) -> bool:
 
 
 class KindSchemas:
-    """The per-kind schemas of one request, in the form the profile asks for, plus decoders."""
+    """The per-kind schemas of a repertoire or a request, in the form the profile asks for, plus
+    decoders. ``legal`` is the kinds legal in the decision at hand (all of them by default): a
+    provider that can restrict a fixed tool list without touching its cache gets it."""
 
-    def __init__(self, request_schema: dict[str, Any], strict: bool) -> None:
+    def __init__(self, request_schema: dict[str, Any], strict: bool, legal: list[str] | None = None) -> None:
         self.original = split_kinds(request_schema)
         self.strict = strict
         self.sent = {k: to_strict(s) if strict else s for k, s in self.original.items()}
+        self.legal = list(legal) if legal is not None else list(self.original)
 
     @property
     def kinds(self) -> list[str]:
         return list(self.original)
+
+    def now(self, legal: list[str]) -> KindSchemas:
+        """The same schemas with the decision's legal kinds (a shallow copy: the schemas are shared)."""
+        copy_ = object.__new__(KindSchemas)
+        copy_.original, copy_.strict, copy_.sent, copy_.legal = self.original, self.strict, self.sent, list(legal)
+        return copy_
+
+    def tool_parameters(self, kind: str) -> dict[str, Any]:
+        """A kind's schema as a tool's parameters: the tool's name says the kind, so no ``kind``."""
+        params = dict(self.sent[kind])
+        props = dict(params.get("properties") or {})
+        props.pop("kind", None)
+        params["properties"] = props
+        if "required" in params:
+            params["required"] = [r for r in params["required"] if r != "kind"]
+        return params
 
     def union(self) -> dict[str, Any]:
         """One schema for all legal kinds (a bare object when only one kind is legal)."""

@@ -135,6 +135,27 @@ class McKayGame(Game):
         self.unpicked = deck[n:]
         return dict(zip(self.seats, deck[:n], strict=True))
 
+    def public_deck(self) -> tuple[tuple[str, int], ...]:
+        """The whole deck (every hand deals from it afresh), by card."""
+        counts = Counter(self.DECK)
+        return tuple((card, counts[card]) for card in self.roles if counts[card])
+
+    def all_positions(self) -> tuple[int, ...]:
+        """Positions of the face-down cards (the same count every hand)."""
+        return tuple(range(1, len(self.DECK) - len(self.seats) + 1))
+
+    def beat_repertoire(self) -> list[Option]:
+        """The kinds of a duel / duel3 beat, with every value they can take in the match."""
+        kill = "Kill your opponent." if len(self.seats) == 2 else "Kill one of the other players."
+        declare = 'Declare "I am the cop" and look at one face-down card; only the hand\'s first declaration counts.'
+        handshake = "Offer to end the hand with nobody dead; every living player must offer, in the same beat or the next."
+        return [
+            Option("pass", {}, "Let the beat go by (you may still speak)."),
+            Option("kill", {"target": FieldSpec(self.seats)}, kill),
+            Option("declare_cop", {"position": FieldSpec(self.all_positions())}, declare),
+            Option("handshake", {}, handshake),
+        ]
+
     def check_deal(self, deal: dict[str, str]) -> None:
         if not Counter(deal.values()) <= Counter(self.DECK):
             raise RulesError(f"{self.name}'s deck holds {', '.join(self.DECK)}: it cannot deal {sorted(deal.values())}")

@@ -23,7 +23,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from arena.engine import ActionBase, Option, Phase
+from arena.engine import ActionBase, Option, Phase, Repertoire
 
 from .common import McKayGame, McKayOptions
 from .scoring import COP, KILL, MAFIA, SIMULTANEOUS, TP, duel_hand
@@ -53,6 +53,10 @@ class Duel(McKayGame):
         super()._new_hand()
         self.offers: dict[str, int] = {}  # player -> the beat of his latest handshake offer
 
+    def repertoire(self, player: str) -> Repertoire:
+        options = self.beat_repertoire()
+        return Repertoire(tuple(options), talk=frozenset(o.kind for o in options))
+
     # ---- asking -----------------------------------------------------------------------------
     def beat_options(self, player: str) -> list[Option]:
         options = [Option("pass"), self.kill_option(player)]
@@ -69,7 +73,7 @@ class Duel(McKayGame):
     def beat_question(self, player: str) -> str:
         others = " and ".join(self.targets(exclude=(player,)))
         cop = (
-            f"{self.declarers[0]} has declared cop this hand."
+            ("You declared cop this hand." if self.declarers[0] == player else f"{self.declarers[0]} has declared cop this hand.")
             if self.declarers
             else "Nobody has declared cop yet: declare_cop (first come, first served) to look at one of them."
         )

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from arena.engine import DecisionRequest, FieldSpec, Option, Phase
+from arena.engine import DecisionRequest, FieldSpec, Option, Phase, Repertoire
 
 from .common import McKayGame
 from .duel import Duel, DuelOptions
@@ -44,6 +44,15 @@ class Duel3(Duel):
     def _new_hand(self) -> None:
         super()._new_hand()
         self.early_declaration = False  # the first declaration came before the first death
+
+    def repertoire(self, player: str) -> Repertoire:
+        peek = Option(
+            "peek", {"position": FieldSpec(self.all_positions())},
+            "As the hand's first declarer (declared before the first death), after the first death: look at a "
+            "second face-down card.",
+        )  # fmt: skip
+        options = [*self.beat_repertoire()[:3], peek, self.beat_repertoire()[3]]
+        return Repertoire(tuple(options), talk=frozenset(o.kind for o in options))
 
     def declare(self, name: str, position: int | None) -> bool:
         counted = super().declare(name, position)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from arena.engine import ActionBase, DecisionRequest, FieldSpec, Option, Phase
+from arena.engine import ActionBase, DecisionRequest, FieldSpec, Option, Phase, Repertoire
 from arena.engine.actions import Continue
 from arena.engine.game import names_spec
 
@@ -48,6 +48,37 @@ class Trio(McKayGame):
         self.slots: dict[str, str | None] = dict.fromkeys(self.seats)  # where each card lies
         self.call: tuple[str, str] | None = None  # a round-2 kill awaiting its soliloquy
         self.contest: tuple[str, ...] = ()  # two same-beat killers awaiting the judge
+
+    def repertoire(self, player: str) -> Repertoire:
+        seats = self.seats
+        slot = 'The player your card goes on, or "no_kill"; null takes it back into your hand.'
+        position = "The centre card you look at (1 = first), or null to declare without looking (after someone else declared)."
+        beat = [
+            Option("pass", {}, "Let the beat go by (you may still speak)."),
+            Option(
+                "place_card",
+                {"slot": FieldSpec((*seats, NO_KILL), nullable=True)},
+                "Place your kill card, move it or take it back.",
+                {"slot": slot},
+            ),
+            Option(
+                "declare_cop",
+                {"position": FieldSpec(self.all_positions(), nullable=True)},
+                'Declare "I am the cop"; only the hand\'s first declarer looks at a centre card.',
+                {"position": position},
+            ),
+            Option(
+                "kill", {"target": FieldSpec(seats)}, "In round 2: kill the other survivor.", {"target": "The player you kill."}
+            ),
+        ]
+        judge = "As the dead player of round 1: rule which of the two killers killed first."
+        others = [
+            Option("speak", {}, "Your soliloquy: the one speech a victim gives before the killer decides."),
+            Option("judge", {"first": FieldSpec(seats)}, judge),
+            Option("continue", {}, "As the killer after the soliloquy: let the kill stand (the victim dies, the hand ends)."),
+            Option("retract", {}, "As the killer after the soliloquy: take the kill back (play goes on)."),
+        ]
+        return Repertoire((*beat, *others), talk=frozenset({"pass", "place_card", "declare_cop", "kill", "speak"}))
 
     def _start_round(self, number: int) -> None:
         super()._start_round(number)

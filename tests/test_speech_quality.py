@@ -1,0 +1,66 @@
+"""The speech figure's measure (arena.speech_quality): what reads as speech and what does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.speech_quality import WORDS_ENV, SpeechFigure, dictionary, reads_as_speech, speech_figure, verdict, word_list_path
+
+KNOWN = frozenset({"a", "i", "trust", "not", "no", "yes", "the", "mafia", "is", "lying", "don't", "well", "known"})
+KNOWN |= {"hello", "everyone", "who", "voted"}
+NAMES = ("Ann", "Bob", "Cid")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I trust Bob, not Cid.", "speech"),
+        ("Hello everyone! Who voted? I don't trust Ann.", "speech"),
+        ("The mafia is well-known.", "speech"),  # hyphenated: each part a word
+        ("yes yes no", "speech"),  # 2 distinct of 3 words: at least half
+        ("no yes yes yes no yes", "loop"),  # 2 distinct of 6
+        ("the_mafia_of_the_city_of_whiskey_111111.mpg.d3", "non-words"),  # the issue's own examples
+        ("{{message}}} You accused one of [Bob, …", "non-words"),
+        ("I trust 111 Bob", "non-words"),  # digits are not words
+        ("I trust demonag", "non-words"),  # not in the dictionary
+        ("I trust b", "non-words"),  # a single letter is a word only as a or I
+        ("", "silent"),
+        ("  ... !", "silent"),
+    ],
+)
+def test_verdicts(text, expected):
+    assert verdict(text, KNOWN, {name.lower() for name in NAMES}) == expected
+    assert reads_as_speech(text, KNOWN, NAMES) is (expected == "speech")
+
+
+def test_seat_names_count_as_words_whatever_their_case():
+    assert reads_as_speech("I trust BOB", KNOWN, NAMES)
+    assert not reads_as_speech("I trust Zed", KNOWN, NAMES)  # not a seat of this game
+
+
+def test_figure_counts_each_reason():
+    texts = ["I trust Bob.", "no no no no yes", "x_y", "", "Hello everyone."]
+    figure = speech_figure(texts, KNOWN, NAMES)
+    assert figure == SpeechFigure(speeches=5, readable=2, silent=1, non_words=1, loops=1)
+    assert figure.share == pytest.approx(0.4)
+    assert str(figure).startswith("2/5 speeches read as speech (40%)")
+    assert speech_figure([], KNOWN).share == 0.0
+
+
+def test_word_list_from_the_environment(tmp_path, monkeypatch):
+    words = tmp_path / "words.txt"
+    words.write_text("Hello\nworld\n")
+    monkeypatch.setenv(WORDS_ENV, str(words))
+    assert word_list_path() == words and dictionary(words) == {"hello", "world"}
+    monkeypatch.setenv(WORDS_ENV, str(tmp_path / "none.txt"))
+    with pytest.raises(FileNotFoundError, match="ARENA_WORDS"):
+        word_list_path()
+
+
+def test_the_system_word_list_knows_speech():
+    try:
+        known = dictionary()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    assert reads_as_speech("I don't trust the players who voted yesterday; Bob's silence is suspicious.", known, NAMES)
+    assert not reads_as_speech("Echofelix ireland ireland ireland", known, NAMES)
