@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -76,7 +78,10 @@ def alive(pid: int) -> bool:
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
+    # Ray's session folder (logs, sockets) in a folder of our own, removed at the end: by default it
+    # stays in /tmp/ray after every run. Short, under /tmp: Ray's socket paths must fit 107 bytes.
+    temp_dir = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, _temp_dir=temp_dir)
     try:
         yield
     finally:
@@ -89,6 +94,7 @@ def local_ray():
         for pid in left:  # never leave them running, even when failing
             os.kill(pid, signal.SIGKILL)
         assert any("raylet" in cmd for cmd in started.values()) and any("gcs_server" in cmd for cmd in started.values())
+        shutil.rmtree(temp_dir, ignore_errors=True)
         assert not left, f"Ray processes left after ray.shutdown(): {left}"
 
 
