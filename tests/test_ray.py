@@ -16,8 +16,8 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import tempfile
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
