@@ -87,6 +87,10 @@ def test_power_figures():
     assert c.mde == pytest.approx((Z_ALPHA + Z_POWER) * c.sd / math.sqrt(10))
     assert c.pairs_for_target == pairs_for(c.sd, 0.10) and c.pairs_needed == pairs_for(c.sd, 0.2)
     assert c.verdict() == "no detectable difference yet" and c.better is None
+    # as many pairs as a difference of the target needs, and none found: not "yet", but "smaller"
+    wide = compare("a", "b", "classic", "mafia", "win", [f"k{i}" for i in range(40)], np.tile([0.05, -0.05], 20))
+    assert wide.pairs_for_target is not None and wide.pairs_for_target <= 40
+    assert wide.verdict() == "no difference as large as the target" and wide.better is None
     few = compare("a", "b", "classic", "mafia", "win", ["k0", "k1"], np.array([1.0, 1.0]))
     assert few.verdict() == "too few pairs" and few.mde is None and few.pairs_for_target is None
 

@@ -4,6 +4,8 @@
 - :mod:`.design`: mirrored pairs and rounds, so every model holds every seat and role equally often;
   seat names and seating drawn per round; a third party for a third side (cove's maniac);
 - :mod:`.runner`: concurrent, resumable runs (``arena tournament CONFIG.toml``);
+- :mod:`.distributed`: the same games as Ray tasks on a cluster (``--ray``), endpoint limits cluster-wide;
+- :mod:`.lock`: one writer per database; :mod:`.progress`: the progress bar;
 - :mod:`.db`: the SQLite database (games, player-games, statistics, beliefs, attempts);
 - :mod:`.metrics`: per-seat statistics read from transcripts (deception, detection with chance levels,
   Brier skill, words-vote consistency, McKay);

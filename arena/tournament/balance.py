@@ -1,9 +1,10 @@
 """Balance: how often the town wins a variant at each table size, with bots in every seat.
 
-Games are split in chunks and played in parallel processes (``multiprocessing``), each on the
-orchestrator's synchronous fast path with no transcript. Game *i* of a size has seed
-``seed + i``, so a run is reproducible and adding games only adds seeds. The interval is the
-Wilson score interval at 95%, which stays inside [0, 1] even for rare outcomes.
+Games are split in chunks and played in parallel processes (``multiprocessing``), or as Ray tasks
+on a cluster (``--ray``, :class:`~.distributed.RayChunks`), each chunk on the orchestrator's
+synchronous fast path with no transcript. Game *i* of a size has seed ``seed + i``, so a run is
+reproducible, whatever the processes or machines, and adding games only adds seeds. The interval
+is the Wilson score interval at 95%, which stays inside [0, 1] even for rare outcomes.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import multiprocessing
 import os
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from arena.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
@@ -59,7 +61,7 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _play_chunk(job: tuple[str, int, dict[str, Any], str, int, int]) -> tuple[int, Counter[str], float]:
+def _play_chunk(job: Chunk) -> tuple[int, Counter[str], float]:
     """Worker: play games ``first .. first + count - 1`` of one size; returns (size, winners, CPU seconds)."""
     from arena.orchestrator import run_sync
     from arena.players.registry import make_player
@@ -78,6 +80,23 @@ def _play_chunk(job: tuple[str, int, dict[str, Any], str, int, int]) -> tuple[in
     return size, winners, time.process_time() - cpu
 
 
+Chunk = tuple[str, int, dict[str, Any], str, int, int]  # variant, size, options, seats, first seed, games
+
+
+class ChunkRunner(Protocol):
+    """Plays chunks somewhere else (a Ray cluster: :class:`~.distributed.RayChunks`)."""
+
+    def workers(self) -> int:
+        """Chunks it can play at once (the cluster's CPUs)."""
+        ...
+
+    def describe(self) -> str:
+        """One line: where, and its start-up cost."""
+        ...
+
+    def map_unordered(self, fn: Callable[[Chunk], Any], jobs: Sequence[Chunk], in_flight: int) -> Iterator[Any]: ...
+
+
 @dataclass(slots=True)
 class BalanceResult:
     variant: str
@@ -87,11 +106,13 @@ class BalanceResult:
     seconds: float
     cpu: float = 0.0  # CPU seconds spent in the workers (the wall time also shows other load)
     winners: dict[int, Counter[str]] = field(default_factory=dict)
+    where: str = ""  # a cluster run: where, and its start-up cost (not counted in ``seconds``)
 
     def lines(self) -> list[str]:
         sides = sorted({w for c in self.winners.values() for w in c} - {"town"})
         head = f"{'players':>7}  {'town wins':>9}  {'town win rate [95% CI]':<26}" + "".join(f"  {s:>8}" for s in sides)
-        out = [f"{self.variant}: {self.games} {self.seats} games per size, {self.workers} processes", head]
+        how = f"{self.workers} Ray tasks at once" if self.where else f"{self.workers} processes"
+        out = [f"{self.variant}: {self.games} {self.seats} games per size, {how}", *([self.where] if self.where else []), head]
         for size, c in sorted(self.winners.items()):
             n = sum(c.values())
             k = c.get("town", 0)
@@ -114,15 +135,21 @@ def balance(
     seats: str = "bot",
     workers: int | None = None,
     seed: int = 0,
+    remote: ChunkRunner | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BalanceResult:
-    """Play ``games`` games at every size in ``sizes`` in ``workers`` processes (default: all cores)."""
+    """Play ``games`` games at every size in ``sizes`` in ``workers`` processes (default: all cores),
+    or ``workers`` chunks at once on ``remote`` (default: all its CPUs); ``progress(done, planned)``
+    after each chunk."""
     from .design import deals_per_hand
 
     if deals_per_hand(cls) or "town" not in cls.team_of.values():
         raise BalanceError(f"{cls.name} has no town side to balance (its winner is a seat)")
     if games < 1:
         raise BalanceError("--games must be at least 1")
-    workers = max(1, workers or os.cpu_count() or 1)
+    if workers is not None and workers < 1:
+        raise BalanceError("--workers must be at least 1")
+    workers = max(1, workers or (remote.workers() if remote is not None else os.cpu_count()) or 1)
     opts = (options or cls.Options()).model_dump(mode="json")
     chunk = max(1, min(250, math.ceil(games / (workers * 4))))
     jobs = [
@@ -131,14 +158,27 @@ def balance(
         for start in range(0, games, chunk)
     ]
     result = BalanceResult(cls.name, games, seats, workers, 0.0, 0.0, {size: Counter() for size in sizes})
+    if remote is not None:
+        result.where = remote.describe()
+    planned, done = games * len(sizes), 0
+    report = progress or (lambda done, planned: None)
+    report(0, planned)
     started = time.perf_counter()
-    if workers == 1:
-        outcomes = list(map(_play_chunk, jobs))
+
+    def add(outcomes: Iterator[tuple[int, Counter[str], float]]) -> None:
+        nonlocal done
+        for size, winners, cpu in outcomes:
+            result.winners[size].update(winners)
+            result.cpu += cpu
+            done += sum(winners.values())
+            report(done, planned)
+
+    if remote is not None:
+        add(remote.map_unordered(_play_chunk, jobs, workers))
+    elif workers == 1:
+        add(map(_play_chunk, jobs))
     else:
         with multiprocessing.get_context().Pool(workers) as pool:
-            outcomes = list(pool.imap_unordered(_play_chunk, jobs))
-    for size, winners, cpu in outcomes:
-        result.winners[size].update(winners)
-        result.cpu += cpu
+            add(pool.imap_unordered(_play_chunk, jobs))
     result.seconds = time.perf_counter() - started
     return result

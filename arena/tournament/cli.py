@@ -24,6 +24,8 @@ def _cli_error(message: str) -> Exception:
 def cmd_tournament(args: argparse.Namespace) -> int:
     from .config import load_tournament
     from .db import DatabaseError
+    from .distributed import ClusterError, RayExecutor
+    from .progress import RunProgress
     from .runner import EndpointCheckError, run_tournament
 
     config = load_tournament(args.config)
@@ -37,9 +39,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, flush=True)
 
+    executor = RayExecutor(config, args.ray, echo=echo, calls=calls) if args.ray is not None else None
     try:
-        report = asyncio.run(run_tournament(config, echo, calls=calls))
-    except (DatabaseError, EndpointCheckError) as exc:
+        with RunProgress(cost=True) as bar:
+            report = asyncio.run(run_tournament(config, echo, calls=calls, executor=executor, progress=bar.update))
+    except (DatabaseError, EndpointCheckError, ClusterError) as exc:
         raise _cli_error(str(exc)) from None
     except KeyboardInterrupt:
         print("interrupted: finished games are in the database; run the same command to go on", file=sys.stderr)
@@ -107,14 +111,24 @@ def cmd_balance(args: argparse.Namespace) -> int:
     from arena.config import load_config
 
     from .balance import BalanceError, balance, parse_sizes
+    from .distributed import ClusterError, RayChunks
+    from .progress import RunProgress
 
     cls = variant_class(args.variant)
     config = load_config(cls, args.config)
+    remote = RayChunks(args.ray) if args.ray is not None else None
     try:
         sizes = parse_sizes(args.players, cls)
-        result = balance(cls, sizes, args.games, options=config.options, seats=args.seats, workers=args.workers, seed=args.seed)
-    except BalanceError as exc:
+        with RunProgress() as bar:
+            result = balance(
+                cls, sizes, args.games, options=config.options, seats=args.seats, workers=args.workers, seed=args.seed,
+                remote=remote, progress=bar.update,
+            )  # fmt: skip
+    except (BalanceError, ClusterError) as exc:
         raise _cli_error(str(exc)) from None
+    finally:
+        if remote is not None:
+            remote.close()
     print("\n".join(result.lines()))
     return 0
 
@@ -134,6 +148,7 @@ def add_commands(sub: Any) -> None:
     calls.add_argument(
         "--replay-calls", metavar="DIR", help="answer every model request from DIR's cassettes: no network (use a new --db)"
     )
+    _ray_option(p)
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("leaderboard", help="print a tournament's leaderboard; write Markdown, CSV and plots")
@@ -149,7 +164,16 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--players", metavar="SIZES", help="sizes: 9, 7-14 or 7,9,11 (default: the variant's default)")
     p.add_argument("--games", type=int, default=1000, help="games per size (default 1000)")
     p.add_argument("--seats", choices=("bot", "random"), default="bot", help="who plays every seat (default bot)")
-    p.add_argument("--workers", type=int, help="processes (default: one per core)")
+    p.add_argument("--workers", type=int, help="processes, or Ray tasks at once with --ray (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of each size's first game (default 0)")
     p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
+    _ray_option(p)
     p.set_defaults(func=cmd_balance)
+
+
+def _ray_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--ray", nargs="?", const="local", metavar="ADDRESS",
+        help='play the games as Ray tasks (pip install -e ".[ray]"): alone, on a local Ray instance on this '
+        "machine's cores; auto, HOST:PORT or ray://HOST:PORT, on that cluster (docs/tournaments.md)",
+    )  # fmt: skip

@@ -233,6 +233,11 @@ class Comparison:
             return "too few pairs"
         if self.sd == 0:
             return "no difference observed" if self.diff == 0 else "too few pairs"
+        needed = self.pairs_for_target
+        if needed is not None and needed <= self.pairs:
+            # these pairs would have found a difference of ``target`` (80% power): more games are not
+            # what is missing, any true difference is likely smaller
+            return "no difference as large as the target"
         return "no detectable difference yet"
 
     def as_json(self) -> dict[str, object]:

@@ -444,8 +444,9 @@ def print_report(report: Report, console: Any) -> None:
     say()
     say("PAIRED COMPARISONS (A − B over mirrored pairs)", "bold")
     say(f"p adj: sign-flip test, Holm-adjusted over all {len(report.comparisons)} comparisons. Verdict: which of A and B is "
-        f"better, or 'not yet (N)': no detectable difference yet; about N pairs would detect a difference of "
-        f"{report.target:.2f} with 80% power.")  # fmt: skip
+        f"better; 'not yet (N)': no detectable difference yet, about N pairs would detect a difference of "
+        f"{report.target:.2f} with 80% power; '< {report.target:.2f}': these pairs would have detected one that "
+        f"large (80% power), so any difference is likely smaller.")  # fmt: skip
     if not report.comparisons:
         say("none yet: a comparison needs both games of a mirrored pair")
     for _pairing, variant, cs in groups(report):
@@ -483,6 +484,8 @@ def _short_verdict(c: Comparison) -> str:
     verdict = c.verdict()
     if verdict == "no detectable difference yet":
         return f"not yet ({c.pairs_for_target})" if c.pairs_for_target and c.pairs_for_target < 100_000 else "not yet"
+    if verdict == "no difference as large as the target":
+        return f"< {c.target:.2f}"
     return {"no difference observed": "no difference"}.get(verdict, verdict)
 
 

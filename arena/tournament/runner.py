@@ -2,7 +2,11 @@
 
 Games run on one event loop, at most ``concurrency`` at a time (a pool of workers taking the
 design's games in order). A game whose seats are all built-in bots runs on the orchestrator's
-synchronous fast path in a worker thread, so it never blocks the model games' calls.
+synchronous fast path in a worker thread, so it never blocks the model games' calls. Where a game
+is played is the executor's business: in this process (:class:`GameSession`), or as a Ray task
+(:mod:`.distributed`, ``--ray``); either way this process alone writes the database.
+
+- **One writer.** The run holds the database's lock (:mod:`.lock`) from start to end.
 
 - **Resumable.** Every finished key in the database is skipped; a key recorded with a different
   setup (seed, options, model specs) stops the run with one line instead of mixing two designs.
@@ -33,7 +37,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from arena.config import ConfigError
 from arena.engine import Game
@@ -46,6 +50,7 @@ from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
 from .design import GameSpec, build_design, deals_per_hand
+from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
 BUILTIN_KINDS = ("bot", "random")
@@ -103,6 +108,52 @@ class RunReport:
             out.append(f"failed: {key}: {error}")
         out.append(f"database: {config.database}; transcripts: {config.transcripts}")
         return out
+
+
+@dataclass(slots=True)
+class GameOutcome:
+    """What playing one game gives back: its rows, or None and why it failed."""
+
+    record: GameRecord | None  # None: the game failed (``line`` says why)
+    line: str  # the one-line result, or the error
+    cost: float = 0.0
+    down: tuple[str, str] | None = None  # (endpoint key, why) when the game stopped because its endpoint is down
+
+
+class WorkerLost(Exception):
+    """The process playing a game died (a Ray worker killed, a node lost): the runner plays it again."""
+
+
+class Executor(Protocol):
+    """Where games are played: here (:class:`GameSession`) or on a Ray cluster (:mod:`.distributed`).
+
+    ``play`` plays one game with its transcript at ``path`` (on the driver's disk) and calls
+    ``started(time)`` when it starts; it returns the game's rows, never writes the database (the
+    runner does, so one process writes it), and raises :class:`WorkerLost` when the process
+    playing it died, which the runner retries up to ``tries`` times in all. ``isolated``: every
+    game plays in a process of its own (so recording calls, which patches HTTP process-wide, need
+    not play one game at a time).
+    """
+
+    tries: int
+    isolated: bool
+
+    async def start(self) -> None:
+        """Get ready (connect to a cluster): called once, only when there is a game to play."""
+        ...
+
+    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome: ...
+
+    def live_cost(self) -> float:
+        """Dollars spent so far by the games in flight (for the cost cap)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def replay_overrides(calls: TournamentCalls | None) -> dict[str, Any]:
+    """Profile fields for every model seat: a replay needs no key."""
+    return {"api_key_env": ""} if calls is not None and calls.mode == "replay" else {}
 
 
 def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -266,18 +317,20 @@ class Runner:
         *,
         endpoints: dict[str, tuple[str, str]] | None = None,
         calls: TournamentCalls | None = None,
+        executor: Executor | None = None,
+        progress: Callable[[int, int, float], None] | None = None,
     ) -> None:
         self.config = config
         self.db = db
         self.echo = echo or (lambda line: None)
-        self.live: dict[str, dict[str, Any]] = {}  # key -> players of a game in flight
+        self.executor: Executor = executor or GameSession(config, calls)
+        self.progress = progress or (lambda done, planned, cost: None)  # (games done, planned, accounted $)
         self.spent = 0.0  # finished games' cost (database + this run)
         self.cap_reached = False
         self.endpoints = endpoints or {}  # model name -> (endpoint key, label)
         self.down: dict[str, str] = {}  # endpoint key -> why it is down
         self.held = 0
         self.calls = calls
-        self.overrides: dict[str, Any] = {"api_key_env": ""} if calls is not None and calls.mode == "replay" else {}
 
     def blocked(self, spec: GameSpec) -> bool:
         """Whether a game needs an endpoint that went down in this run."""
@@ -285,7 +338,7 @@ class Runner:
         return any(self.endpoints.get(m.name, ("", ""))[0] in self.down for m in models)
 
     def live_cost(self) -> float:
-        return sum(float(getattr(getattr(p, "usage", None), "cost", 0.0)) for ps in self.live.values() for p in ps.values())
+        return self.executor.live_cost()
 
     def pending(self, design: list[GameSpec]) -> list[GameSpec]:
         """The design's games not in the database yet (a changed setup for a finished key is an error)."""
@@ -329,18 +382,20 @@ class Runner:
                     report.failed.append((spec.key, text))
                 done = report.skipped + report.played + len(report.failed)
                 self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
+                self.progress(done, total, self.spent + self.live_cost())
 
         workers = min(config.concurrency, len(todo)) or 1
-        if self.calls is not None and workers > 1:
+        if self.calls is not None and workers > 1 and not self.executor.isolated:
             workers = 1
             self.echo(f"{self.calls.mode}ing calls: games are played one at a time (vcrpy patches HTTP for the whole process)")
+        self.progress(report.skipped, total, self.spent)
         try:
+            if todo:
+                await self.executor.start()
+                started = time.perf_counter()  # a cluster's start-up is reported apart, not as the games' time
             await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
-            if "arena.players.llm" in sys.modules:
-                from arena.players.llm import close_clients
-
-                await close_clients()
+            await self.executor.aclose()
         report.not_started = len(queue) + self.held
         report.held = self.held
         labels = {key: label for key, label in self.endpoints.values()}
@@ -349,6 +404,64 @@ class Runner:
         report.cost = self.db.total_cost()
         report.seconds = time.perf_counter() - started
         return report
+
+    async def play(self, spec: GameSpec) -> tuple[bool, str]:
+        """Play one game through the executor and record it: (True, a one-line result) or (False, why not).
+
+        Each try is an ``attempts`` row with its own transcript; a try whose worker died (``WorkerLost``)
+        is played again, at most ``executor.tries`` times in all, so a game is recorded once or fails.
+        """
+        lost: list[str] = []
+        for _ in range(self.executor.tries):
+            path = transcript_path(self.config.transcripts, spec.key)
+            attempt: list[int] = []
+
+            def started(begun: str, path: Path = path, attempt: list[int] = attempt) -> None:
+                attempt.append(self.db.start_attempt(spec.key, str(path), begun))
+
+            try:
+                outcome = await self.executor.play(spec, path, started)
+            except WorkerLost as exc:
+                lost.append(str(exc))
+                if attempt:
+                    self.db.fail_attempt(attempt[0], f"WorkerLost: {exc}")
+                continue
+            if outcome.record is None:
+                if attempt:
+                    self.db.fail_attempt(attempt[0], outcome.line)
+                if outcome.down is not None:  # no new game using that endpoint starts in this run
+                    self.down.setdefault(*outcome.down)
+                return False, outcome.line
+            self.db.record(outcome.record)
+            self.spent += outcome.cost
+            return True, outcome.line
+        return False, f"its worker died {len(lost)} time{'s' * (len(lost) != 1)} (last: {lost[-1]})"
+
+
+class GameSession:
+    """Plays games of the design in this process: the runner's default executor, and what a Ray
+    worker runs for each game it is given (see :mod:`.distributed`)."""
+
+    tries = 1  # nothing here can die without the whole run
+    isolated = False
+
+    def __init__(self, config: TournamentConfig, calls: TournamentCalls | None = None) -> None:
+        self.config = config
+        self.calls = calls
+        self.overrides = replay_overrides(calls)
+        self.live: dict[str, dict[str, Any]] = {}  # key -> players of a game in flight
+
+    def live_cost(self) -> float:
+        return sum(float(getattr(getattr(p, "usage", None), "cost", 0.0)) for ps in self.live.values() for p in ps.values())
+
+    async def start(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        if "arena.players.llm" in sys.modules:
+            from arena.players.llm import close_clients
+
+            await close_clients()
 
     def _player(self, model: ModelEntry, seat: str, game: Game, seed: int, writer: TranscriptWriter) -> Any:
         from arena.players.registry import make_player
@@ -383,18 +496,18 @@ class Runner:
                 stamp(cassette, here)
             yield
 
-    async def play(self, spec: GameSpec) -> tuple[bool, str]:
-        """Play one game and record it: (True, a one-line result) or (False, why it failed)."""
+    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome:
+        """Play one game with its transcript at ``path``; ``started(time)`` once that file exists."""
         config = self.config
         game = spec.make_game()
         models = spec.assignment(game)
         seat_specs = {seat: models[seat].spec for seat in game.seats}
         try:
-            writer = TranscriptWriter(transcript_path(config.transcripts, spec.key), game, seat_specs)
+            writer = TranscriptWriter(path, game, seat_specs)
         except OSError as exc:
-            return False, f"cannot write its transcript: {exc.strerror or exc}"
+            return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
         begun = writer.started.isoformat(timespec="seconds")
-        attempt = self.db.start_attempt(spec.key, str(writer.path), begun)
+        started(begun)
         clock = time.perf_counter()
         probe: BeliefProbe | None = None
         try:
@@ -420,17 +533,12 @@ class Runner:
                 await probe.wait()
             error = redact(str(exc) or type(exc).__name__)
             writer.close(game, aborted=error)
-            self.db.fail_attempt(attempt, error)
             endpoint = getattr(exc, "endpoint", None)
-            if endpoint is not None:
-                self.down.setdefault(endpoint, getattr(exc, "cause", error))
-            return False, error
+            return GameOutcome(None, error, down=(endpoint, getattr(exc, "cause", error)) if endpoint is not None else None)
         except Exception as exc:  # a broken game is reported; the tournament goes on
             self.live.pop(spec.key, None)
             writer.close(game)
-            error = redact(f"{type(exc).__name__}: {exc}")
-            self.db.fail_attempt(attempt, error)
-            return False, error
+            return GameOutcome(None, redact(f"{type(exc).__name__}: {exc}"))
         writer.close(game)
         self.live.pop(spec.key, None)
         seconds = time.perf_counter() - clock
@@ -445,28 +553,39 @@ class Runner:
         )  # fmt: skip
         cost = record.game["cost"]
         mckay = deals_per_hand(spec.variant)
-        self.db.record(record)
-        self.spent += cost
         winner = game.winner or "nobody"
-        return True, (
+        return GameOutcome(
+            record,
             f"{spec.first.name} ({'mafia side' if not mckay else 'side A'}) vs {spec.second.name}: "
-            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}"
+            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}",
+            cost,
         )
 
 
 async def run_tournament(
-    config: TournamentConfig, echo: Callable[[str], None] | None = None, *, calls: TournamentCalls | None = None
+    config: TournamentConfig,
+    echo: Callable[[str], None] | None = None,
+    *,
+    calls: TournamentCalls | None = None,
+    executor: Executor | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
 ) -> RunReport:
-    """Check the models and their endpoints, open the database and play every game not played yet."""
-    replaying = calls is not None and calls.mode == "replay"
-    checked = check_models(config, {"api_key_env": ""} if replaying else None)
-    if not replaying:  # a replay never touches the network
-        await check_endpoints(checked)
-    try:
-        config.transcripts.mkdir(parents=True, exist_ok=True)
-        if calls is not None and calls.mode == "record":
-            calls.folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot write to {exc.filename or config.transcripts}: {exc.strerror or exc}") from None
-    with Database(config.database) as db:
-        return await Runner(config, db, echo, endpoints=endpoints_of(checked), calls=calls).run()
+    """Lock the database, check the models and their endpoints, and play every game not played yet
+    (here, or on ``executor``).
+
+    A database another live run is writing stops this one at once (:class:`~.lock.DatabaseBusy`).
+    """
+    with WriterLock(config.database):
+        replaying = calls is not None and calls.mode == "replay"
+        checked = check_models(config, replay_overrides(calls))
+        if not replaying:  # a replay never touches the network
+            await check_endpoints(checked)
+        try:
+            config.transcripts.mkdir(parents=True, exist_ok=True)
+            if calls is not None and calls.mode == "record":
+                calls.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot write to {exc.filename or config.transcripts}: {exc.strerror or exc}") from None
+        with Database(config.database) as db:
+            runner = Runner(config, db, echo, endpoints=endpoints_of(checked), calls=calls, executor=executor, progress=progress)
+            return await runner.run()

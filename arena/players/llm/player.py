@@ -22,6 +22,8 @@ import time
 import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import ValidationError
@@ -46,6 +48,11 @@ Recorder = Callable[[dict[str, Any]], None]
 # bound to the loop they were made on; tests and `arena bench` run several loops in one process).
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
 _limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
+# A limit shared beyond this process, when set (a Ray worker sets a cluster-wide one, see
+# arena/tournament/distributed.py): profile -> the async context manager one call holds, or None
+# for this process's own semaphore (a model run inside this process is limited here).
+SharedLimit = Callable[[Profile], AbstractAsyncContextManager[Any] | None]
+shared_limit: ContextVar[SharedLimit | None] = ContextVar("shared_limit", default=None)
 
 
 async def close_clients() -> None:
@@ -175,7 +182,11 @@ class LLMPlayer:
             pool[ident] = self.backend.make_client(self._key)
         return pool[ident]
 
-    def _limit(self) -> asyncio.Semaphore:
+    def _limit(self) -> AbstractAsyncContextManager[Any]:
+        shared = shared_limit.get()
+        held = shared(self.profile) if shared is not None else None
+        if held is not None:
+            return held
         limits = _limits.setdefault(asyncio.get_running_loop(), {})
         if self.profile.endpoint not in limits:
             limits[self.profile.endpoint] = asyncio.Semaphore(self.profile.concurrency)
