@@ -195,7 +195,9 @@ class DecisionRequest:
     group: str = ""  # e.g. "discussion", "vote": the decision kind used to pick a prompt
     info: dict[str, Any] = field(default_factory=dict)
     table: Table | None = None  # the game's public facts (shared by every request of the game)
-    repertoires: Repertoires | None = None  # the game's, for :attr:`repertoire`
+    # the game's, for :attr:`repertoire`; left out of ==, which compares what the request says
+    # (the repertoire follows from the game and the seat, both in the request)
+    repertoires: Repertoires | None = field(default=None, compare=False, repr=False)
 
     @property
     def repertoire(self) -> Repertoire | None:
