@@ -118,3 +118,29 @@ def test_a_variant_without_a_repertoire_keeps_exact_schemas() -> None:
     request = game.pending()[0]
     assert request.repertoire is None and request.table.variant == "plain"
     assert request.kinds == ("speak",) and isinstance(request.options[0], Option)
+
+
+def test_repertoires_are_built_on_first_use_and_leave_no_cycle() -> None:
+    """A request carries its game's book of repertoires: a seat's is built when first read, once
+    per game (a copied game builds its own), and the book does not keep the game alive (a cycle
+    would leave every finished game to the garbage collector)."""
+    import copy
+    import gc
+    import weakref
+
+    names = [f"P{i}" for i in range(1, 10)]
+    game = VARIANTS["classic"](names, seed=4)
+    request = game.pending()[0]
+    assert request.repertoires is not None and not request.repertoires._built  # nothing built yet
+    wide = request.repertoire
+    assert wide is not None and wide is game.repertoire_of(request.player) and wide.table is game.table
+    twin = copy.deepcopy(game)
+    assert twin.pending()[0] == request and twin.pending()[0].repertoire == wide
+
+    gc.disable()  # freed by reference counting alone, or not at all
+    try:
+        gone = weakref.ref(game)
+        del game, twin, request
+        assert gone() is None
+    finally:
+        gc.enable()

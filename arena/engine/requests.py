@@ -159,6 +159,27 @@ class Repertoires:
             built[player] = build(player)
         return built[player]
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Repertoires:
+        """A copy made with its game builds from the copied game; alone, from the same one."""
+        twin = Repertoires.__new__(Repertoires)
+        twin._built = copy.deepcopy(self._built, memo)
+        build = self._build()
+        game = None if build is None else memo.get(id(build.__self__))  # type: ignore[attr-defined]
+        twin._build = weakref.WeakMethod(getattr(game, build.__name__)) if game is not None else self._build  # type: ignore[union-attr]
+        return twin
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"built": self._built}  # a pickled request keeps what was built; its game stays behind
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._build = _no_game
+        self._built = dict(state["built"])
+
+
+def _no_game() -> None:
+    """The builder of a book whose game did not come along (unpickled)."""
+    return None
+
 
 @dataclass(slots=True, frozen=True)
 class Clock:
