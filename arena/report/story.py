@@ -733,7 +733,7 @@ class _Builder:
         self.place_slots()
         leftovers = [r for rs in self.rejected.values() for r in rs]
         if leftovers:  # rejected answers of a decision the game never settled (a stopped game)
-            self.add(Item("answers", text="Unsettled", rows=[{"rejection": r} for r in leftovers]))
+            self.add(Item("answers", text="Unsettled", rows=[{"answer": None, "rejection": r} for r in leftovers]))
 
 
 def vote_title(data: dict[str, Any]) -> str:
