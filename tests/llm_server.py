@@ -376,6 +376,18 @@ class FakeModelServer:
         }
 
 
+class SlowServer(FakeModelServer):
+    """The loopback server answering every request ``latency`` seconds after it arrived (a model's latency)."""
+
+    def __init__(self, latency: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.latency = latency
+
+    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
+        status, headers, body, stall = super().handle(api, raw)
+        return status, headers, body, stall + self.latency
+
+
 def common_prefix(a: str, b: str) -> int:
     """Length of the longest common prefix (block by block at C speed, then a binary search)."""
     n = min(len(a), len(b))

@@ -35,7 +35,7 @@ from arena.tournament.distributed import RayChunks, RayExecutor  # noqa: E402
 from arena.tournament.runner import TournamentCalls, run_tournament  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
 from arena.variants import get_variant  # noqa: E402
-from tests.llm_server import FakeModelServer, Gate  # noqa: E402
+from tests.llm_server import FakeModelServer, Gate, SlowServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "retry_budget": 20.0}
@@ -102,18 +102,6 @@ def local_ray():
 def _no_real_keys(monkeypatch):
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "RAY_ADDRESS"):
         monkeypatch.delenv(name, raising=False)
-
-
-class SlowServer(FakeModelServer):
-    """The loopback server answering every request ``latency`` seconds after it arrived."""
-
-    def __init__(self, latency: float, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.latency = latency
-
-    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
-        status, headers, body, stall = super().handle(api, raw)
-        return status, headers, body, stall + self.latency
 
 
 def rows(db_path: Path, table: str, drop: set[str] = frozenset()) -> list[tuple]:

@@ -21,7 +21,7 @@ import pytest
 
 from arena.tournament import lock as lock_module
 from arena.tournament.lock import DatabaseBusy, Holder, WriterLock
-from tests.llm_server import FakeModelServer
+from tests.llm_server import SlowServer
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -46,12 +46,6 @@ def bots_config(tmp_path: Path, games: int = 4, sizes: str = "[6, 7]") -> Path:
 
 
 # ---- one writer per database -------------------------------------------------------------------------
-class SlowServer(FakeModelServer):
-    def handle(self, api, raw):  # a model that takes its time: the first run is still going when the second starts
-        status, headers, body, stall = super().handle(api, raw)
-        return status, headers, body, stall + 0.05
-
-
 def started_games(db: Path) -> int:
     if not db.exists():
         return 0
@@ -66,7 +60,7 @@ def test_a_second_run_on_the_same_database_stops_at_once(tmp_path):
     """Two `arena tournament` on one database: the second is one line naming the first (it used to
     crash with ``UNIQUE constraint failed: games.key``); once the first is killed -9, the same
     command goes on and every game of the design is in the database once."""
-    with SlowServer(seed=3) as server:
+    with SlowServer(0.05, seed=3) as server:  # a model that takes its time: the first run is still going when the second starts
         cfg = tmp_path / "t.toml"
         cfg.write_text(
             "\n".join([

@@ -21,23 +21,11 @@ from arena.tournament.config import parse_tournament
 from arena.tournament.design import build_design
 from arena.tournament.runner import run_tournament
 from arena.transcript import read_transcript
-from tests.llm_server import FakeModelServer
+from tests.llm_server import FakeModelServer, SlowServer
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "retry_budget": 20.0, "concurrency": 64}
 QUESTION = "Moderator's private question"
-
-
-class SlowServer(FakeModelServer):
-    """The loopback server with a fixed delay before every answer (a model's latency)."""
-
-    def __init__(self, latency: float, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.latency = latency
-
-    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
-        status, headers, body, stall = super().handle(api, raw)
-        return status, headers, body, stall + self.latency
 
 
 @pytest.fixture(autouse=True)
