@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.speech_quality import WORDS_ENV, SpeechFigure, dictionary, reads_as_speech, speech_figure, verdict, word_list_path
+from arena.words import BUNDLED, COPYRIGHT, bundle, keep
 
 KNOWN = frozenset({"a", "i", "trust", "not", "no", "yes", "the", "mafia", "is", "lying", "don't", "well", "known"})
 KNOWN |= {"hello", "everyone", "who", "voted"}
@@ -35,6 +36,7 @@ def test_verdicts(text, expected):
 
 def test_seat_names_count_as_words_whatever_their_case():
     assert reads_as_speech("I trust BOB", KNOWN, NAMES)
+    assert reads_as_speech("I trust Bob's silence", KNOWN | {"silence"}, NAMES)  # a name's possessive
     assert not reads_as_speech("I trust Zed", KNOWN, NAMES)  # not a seat of this game
 
 
@@ -57,10 +59,26 @@ def test_word_list_from_the_environment(tmp_path, monkeypatch):
         word_list_path()
 
 
-def test_the_system_word_list_knows_speech():
-    try:
-        known = dictionary()
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
+def test_the_bundled_word_list_knows_speech(monkeypatch):
+    """The list ships with the package (no system package needed), with its copyright notice."""
+    monkeypatch.delenv(WORDS_ENV, raising=False)
+    assert word_list_path() == BUNDLED and BUNDLED.stat().st_size < 300_000
+    known = dictionary()
+    assert len(known) > 100_000
     assert reads_as_speech("I don't trust the players who voted yesterday; Bob's silence is suspicious.", known, NAMES)
+    assert reads_as_speech("The mafia killed Eve's friend last night.", known, NAMES)
     assert not reads_as_speech("Echofelix ireland ireland ireland", known, NAMES)
+    assert not reads_as_speech("Ciudad de la Bola", known, NAMES)  # seen in a game of SmolLM2 seats
+    assert {"de", "ag", "dr", "cm", "asap", "b"}.isdisjoint(known)  # acronyms, symbols, abbreviations, letters
+    assert "Kevin Atkinson" in COPYRIGHT.read_text() and "permission notice appear" in COPYRIGHT.read_text()
+
+
+def test_the_bundled_list_is_built_from_the_source_by_a_fixed_rule(tmp_path):
+    assert [keep(w) for w in ("players", "don't", "Bob's", "Monday", "He")] == [True] * 4 + [False]
+    assert not any(keep(w) for w in ("DE", "ASAP", "AA's", "Dr", "cm", "Ag", "x", "Asunción", "well-known"))
+    source = tmp_path / "words"
+    source.write_text("voted\nVoted\nDE\nBob's\ncm\n")
+    first, second = tmp_path / "a.gz", tmp_path / "b.gz"
+    assert bundle(source, first) == 2 and bundle(source, second) == 2
+    assert first.read_bytes() == second.read_bytes()  # no timestamp: the same source, the same bytes
+    assert dictionary(first) == {"voted", "bob's"}
