@@ -143,6 +143,30 @@ def test_short_game_with_two_local_seats(tmp_path, capsys):
 
 
 @needs_model
+def test_a_local_speech_is_made_of_dictionary_words_and_seat_names():
+    """The word guard (local_words): asked to repeat made-up words, SmolLM2 says only words of the
+    word list and seat names (without the guard it copies "Ciudad", "Xanthor", "Quibbledorf")."""
+    from arena.players.llm.local import DEFAULT_REPEAT_PENALTY, LocalModel, Seat
+    from arena.players.llm.local_models import model_file
+    from arena.words import dictionary, is_word
+
+    seats = ("Ann", "Bob", "Cid", "Dee")
+    speak = _request([Option("speak", {"accuse": names_spec(["Bob", "Cid"], nullable=True)})])
+    schema = grammar_schema(KindSchemas(speak.json_schema(), False))
+    model = LocalModel.get(model_file("smollm2"), None)
+    system = "You are playing Mafia with Ann, Bob, Cid and Dee. You are Ann."
+    ask = 'Day 1, your turn to speak. Say exactly: "Ciudad de la Bola! Xanthor Quibbledorf accuses Bob."'
+    known, names = dictionary(), {name.lower() for name in seats}
+    speeches = []
+    for seed in range(4):
+        request = {"system": system, "messages": [{"role": "user", "content": ask}], "schema": schema, "max_tokens": 48}
+        request |= {"temperature": 0.8, "repeat_penalty": DEFAULT_REPEAT_PENALTY, "seed": seed, "names": list(seats)}
+        speeches.append(json.loads(model.complete(Seat(), request)["text"])["speech"])
+    words = [word for speech in speeches for word in re.findall(r"[A-Za-z']+", speech)]
+    assert words and all(is_word(word.lower(), known, names) for word in words), speeches
+
+
+@needs_model
 def test_the_fixed_opening_of_an_answer_goes_into_the_prompt():
     from arena.players.llm.local_grammar import json_schema_to_grammar, split_opening
 
