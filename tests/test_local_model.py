@@ -81,6 +81,13 @@ def test_missing_model_file_is_one_line(tmp_path):
     assert "\n" not in str(err.value)
 
 
+@needs_model
+def test_a_missing_word_list_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARENA_WORDS", str(tmp_path / "none.txt"))
+    with pytest.raises(SpecError, match=r"^the word list: ARENA_WORDS=.*none\.txt: no such file$"):
+        make_player("local", "Ann")
+
+
 def test_usage_table_shows_cache_share_and_speed():
     usage = Usage(model="smollm2", calls=3, input_tokens=1000, cached_tokens=900, output_tokens=60)
     stats = LocalStats(calls=3, prompt_tokens=1000, reused_tokens=900, output_tokens=60, prompt_seconds=0.5, output_seconds=1.5)

@@ -6,9 +6,10 @@ other GGUF model (which file a spec names: :mod:`.local_models`).
 
 - **Every answer parses, and free text is words.** The decision's schema becomes a grammar
   (:mod:`.local_grammar`): every field required in the engine's order, free text held to words
-  within exact length bounds, an answer's fixed opening appended to the prompt. A repetition
-  penalty keeps a small model from looping. The engine still validates the answer as for any
-  other provider.
+  within exact length bounds, an answer's fixed opening appended to the prompt. A word guard
+  (:mod:`.local_words`) holds every word of a speech to the word list or a seat name as it is
+  written, so no made-up word is said and copied. A repetition penalty keeps a small model from
+  looping. The engine still validates the answer as for any other provider.
 - **One model, one call at a time.** The weights are loaded once per process and shared by every
   local seat; calls are serialised by a lock (two cores gain nothing from interleaving two
   evaluations) and run in a worker thread, so the event loop stays free.
