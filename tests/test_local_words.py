@@ -168,13 +168,18 @@ def test_when_nothing_is_valid_the_sampler_still_has_every_token():
 
 def test_tokens_min_p_would_cut_are_not_checked():
     """Checked from the likeliest down; below the best valid token by more than ln(1/min_p) (after
-    the repetition penalty) min-p drops a token anyway, so the check stops there."""
+    the repetition penalty) min-p drops a token anyway, so the check stops there and leaves the
+    tokens below as they are."""
     processor, ids = guard([0, 1, 2], min_p=0.2, repeat_penalty=1.0)
     scores = np.full(len(VOCAB), -50.0, dtype=np.float32)
     scores[[3, 14, 21]] = [10.0, 9.0, 10.0 - math.log(5) - 0.01]  # " Bob", " not", " the" (just past the cut)
     out = processor(np.array(ids), scores)
-    assert out[3] == 10.0 and out[14] == 9.0 and out[21] == scores[21] - PENALTY
     assert processor.stats.checked == 2  # " the" was not checked
+    assert out is scores  # and nothing above the cut-off was invalid: the logits are unchanged
+    scores[7] = 9.5  # " Ciu": likely, and not the start of a word
+    out = processor(np.array(ids), scores)
+    assert out[7] == 9.5 - PENALTY and np.all(np.delete(out, 7) == np.delete(scores, 7))  # below the cut-off: left to min-p
+    scores[7] = -50.0
     scores[14] = -50.0
     penalised, ids = guard([0, 1, 2, 3, 13, 1, 2], min_p=0.2, repeat_penalty=2.0)  # " Bob" is in the answer already
     assert penalised(np.array(ids), scores)[21] == scores[21]  # Bob's 10 counts as 5 after the penalty: " the" is kept

@@ -20,9 +20,12 @@ Cost: only the likeliest tokens are checked. llama-cpp-python runs the processor
 sampler chain (then the repetition penalty, the grammar, top-k, top-p, min-p, temperature), and
 min-p drops every token whose logit is more than ``ln(1/min_p)`` below the best one left, so the
 guard checks candidates from the likeliest down and stops once one is that far below the best
-valid one (after the penalty, which it can tell exactly: it knows the answer's tokens). Every token
-not found valid gets the offset, so the others are never drawn; when no token is valid (nothing
-the grammar allows can make a word) the sampler still draws among the offset ones and never fails.
+valid one (after the penalty, which it can tell exactly: it knows the answer's tokens); only
+tokens whose first character can follow the speech so far are candidates at all. Every token
+above that cut-off that is not valid gets the offset; those below it are left alone (min-p drops
+them anyway, and top-p, which comes before min-p, then sees the tail it would see without the
+guard). When no token is valid (nothing the grammar allows can make a word) every token gets the
+offset and the sampler still draws one: it never fails.
 An offset, not -inf: the grammar and min-p still see finite logits.
 """
 
@@ -316,10 +319,15 @@ class WordGuard:
             return scores
         began = time.perf_counter()
         recent = {int(t) for t in input_ids[max(self.start, len(input_ids) - 64) :]}  # the penalty's window
-        keep = self._valid_tokens(scores, recent)
-        out = scores - PENALTY
-        if keep:
-            out[keep] = scores[keep]
+        keep, cutoff = self._valid_tokens(scores, recent)
+        # Offset every token min-p could keep that is not valid; those below the cut-off are left
+        # as they are (min-p drops them anyway), so top-p, which runs before min-p, sees the same
+        # tail as without the guard, and a step with nothing invalid to drop is left unchanged.
+        drop = np.setdiff1d(np.flatnonzero(scores > cutoff), keep, assume_unique=True)
+        out = scores
+        if drop.size:
+            out = scores.copy()
+            out[drop] -= PENALTY
         self.stats.steps += 1
         self.stats.seconds += time.perf_counter() - began
         return out
@@ -329,16 +337,16 @@ class WordGuard:
             return logit
         return logit / self.penalty if logit > 0 else logit * self.penalty
 
-    def _valid_tokens(self, scores: Any, recent: Collection[int]) -> list[int]:
-        """The valid tokens min-p could keep, checked from the likeliest down.
+    def _valid_tokens(self, scores: Any, recent: Collection[int]) -> tuple[list[int], float]:
+        """The valid tokens min-p could keep, checked from the likeliest down, and the cut-off
+        below which min-p drops every token (-inf when none is valid).
 
-        Only tokens whose first character can follow the speech so far are candidates (one
+        In the speech only tokens whose first character can follow it so far are candidates (one
         vectorised look-up); they are checked in bands of logits below the likeliest of them, so
-        a step sorts a few tokens, not the vocabulary, and stops at the min-p cut-off.
+        a step sorts a few tokens, not the vocabulary, and stops at the cut-off.
         """
         firsts = self._first_characters()
-        allowed = self.table.speakable if firsts is None else firsts[self.table.first]
-        masked = np.where(allowed, scores, -np.inf)
+        masked = scores if firsts is None else np.where(firsts[self.table.first], scores, -np.inf)
         top = float(masked.max())
         keep: list[int] = []
         best = -math.inf  # the best valid logit after the penalty
@@ -349,7 +357,7 @@ class WordGuard:
             for token in band[np.argsort(-masked[band], kind="stable")].tolist():
                 logit = float(masked[token])
                 if logit < best - self.margin:
-                    return keep
+                    return keep, best - self.margin
                 self.stats.checked += 1
                 if self.valid(token):
                     keep.append(token)
@@ -357,11 +365,12 @@ class WordGuard:
             if low <= best - self.margin or low == -math.inf:
                 break
             high = low
-        return keep
+        return keep, best - self.margin
 
     def _first_characters(self) -> Any:
-        """Which first characters a valid token may have now (a look-up table by character code),
-        or None outside the speech: a superset of what :meth:`valid` accepts, cheap to apply."""
+        """Which first characters a valid token may have now (a look-up table by character code;
+        0 stands for a token that cannot be in a speech), or None outside the speech string:
+        a superset of what :meth:`valid` accepts, cheap to apply."""
         speech = self.speech
         if speech.phase != INSIDE:
             return None
