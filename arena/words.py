@@ -4,17 +4,21 @@ Used by the speech figure (:mod:`arena.speech_quality`) and by the local models'
 (:mod:`arena.players.llm.local_words`), so that what a local model may say and what the figure
 counts as a word are the same list.
 
-The list ships with the package (``arena/data/words.txt.gz``, 101,000 words, 250 KB), so a fresh
-machine has it without a system package; ``ARENA_WORDS`` names another list (one word a line,
-plain or gzipped). It is built from Debian's ``wamerican`` (SCOWL size 50; its copyright and
-permission notice travel beside it as ``arena/data/words-copyright.txt``) by :func:`bundle`:
-inflected forms ("players", "voted"), contractions and possessives ("don't", "Bob's") are kept;
-left out are words that are not ASCII letters, acronyms and initialisms ("DE", "LA": two capitals
-or more), words without a vowel (abbreviations and symbols: "Dr", "cm", "Cd") and two-letter
-capitalised words (element symbols and abbreviations: "Ag", "Ed"; "He", "It" stay as "he", "it").
-Everything is lower-cased. A single letter is a word only as ``a`` or ``I`` (:func:`is_word`).
+The list ships with the package (``arena/data/words.txt.gz``), so a fresh machine has it without a
+system package; ``ARENA_WORDS`` names another list (one word a line, plain or gzipped). It is built
+by :func:`bundle` from SCOWL (Kevin Atkinson's Spell Checker Oriented Word Lists, as Debian's
+``scowl`` package installs them; its copyright and permission notice travel beside the list as
+``arena/data/words-copyright.txt``): the lists that make Debian's ``wamerican`` (size 50,
+English and American spelling), without its proper names ("Mauro", "Eddie": a speech that names
+someone at the table names a seat) and abbreviations, and with only the commoner capitalised
+words (:data:`SOURCES`: "Monday", "Mafia", "English" stay; "Cleopatra", "Kinshasa" go). Inflected
+forms ("players", "voted"), contractions and possessives ("don't", "Bob's") are kept; left out
+too are words that are not ASCII letters, acronyms and initialisms ("DE", "LA": two capitals or
+more), words without a vowel ("Dr", "cm") and two-letter capitalised words ("Ed", "Al"; "He",
+"It" stay as "he", "it"). Everything is lower-cased. A single letter is a word only as ``a`` or
+``I`` (:func:`is_word`).
 
-Rebuild it with ``python -m arena.words /usr/share/dict/american-english``.
+Rebuild it with ``apt-get install scowl && python -m arena.words /usr/share/dict/scowl``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ WORDS_ENV = "ARENA_WORDS"
 DATA = Path(__file__).with_name("data")
 BUNDLED = DATA / "words.txt.gz"
 COPYRIGHT = DATA / "words-copyright.txt"
+#: the SCOWL lists the bundled list is made of: (kind, largest size) for English and American spelling
+SOURCES = (("words", 50), ("contractions", 50), ("upper", 40))
+SIZES = (10, 20, 35, 40, 50)
 SINGLE_LETTER_WORDS = frozenset({"a", "i"})
 #: an entry of the source list that may be kept: ASCII letters, apostrophes inside
 ENTRY = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
@@ -81,23 +88,42 @@ def keep(entry: str) -> bool:
     )
 
 
-def bundle(source: Path, target: Path = BUNDLED) -> int:
-    """Write the bundled list from ``source`` (one word a line); returns how many words it holds.
+def source_files(scowl: Path) -> list[Path]:
+    """The SCOWL lists of :data:`SOURCES` found in ``scowl`` (a folder such as /usr/share/dict/scowl)."""
+    names = [
+        f"{spelling}-{kind}.{size}"
+        for kind, most in SOURCES
+        for size in SIZES
+        if size <= most
+        for spelling in ("english", "american")
+    ]
+    return [scowl / name for name in names if (scowl / name).is_file()]
 
-    Gzipped with no timestamp, so the same source gives the same bytes.
+
+def bundle(scowl: Path, target: Path = BUNDLED) -> int:
+    """Write the bundled list from the SCOWL lists in ``scowl``; returns how many words it holds.
+
+    Gzipped with no timestamp, so the same lists give the same bytes.
     """
-    words = sorted({line.strip().lower() for line in source.read_text(encoding="utf-8").splitlines() if keep(line.strip())})
+    files = source_files(scowl)
+    if not files:
+        raise FileNotFoundError(f"{scowl}: no SCOWL lists (apt-get install scowl)")
+    entries = {line.strip() for path in files for line in path.read_text(encoding="utf-8", errors="replace").splitlines()}
+    words = sorted({entry.lower() for entry in entries if keep(entry)})
     target.write_bytes(gzip.compress("".join(word + "\n" for word in words).encode(), 9, mtime=0))
     return len(words)
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m arena.words SOURCE (e.g. /usr/share/dict/american-english)", file=sys.stderr)
+        print("usage: python -m arena.words SCOWL_FOLDER (e.g. /usr/share/dict/scowl)", file=sys.stderr)
         return 2
-    source = Path(argv[0])
-    count = bundle(source)
-    notice = Path("/usr/share/doc/wamerican/copyright")
+    try:
+        count = bundle(Path(argv[0]))
+    except OSError as exc:
+        print(f"arena.words: {exc}", file=sys.stderr)
+        return 2
+    notice = Path("/usr/share/doc/scowl/copyright")
     if notice.is_file():
         shutil.copyfile(notice, COPYRIGHT)
     print(f"{BUNDLED}: {count:,} words, {BUNDLED.stat().st_size:,} bytes")
