@@ -166,7 +166,7 @@ def test_a_local_speech_is_made_of_dictionary_words_and_seat_names():
     known, names = dictionary(), {name.lower() for name in seats}
     speeches = []
     for seed in range(4):
-        request = {"system": system, "messages": [{"role": "user", "content": ask}], "schema": schema, "max_tokens": 48}
+        request = {"system": system, "messages": [{"role": "user", "content": ask}], "schema": schema, "max_tokens": 256}
         request |= {"temperature": 0.8, "repeat_penalty": DEFAULT_REPEAT_PENALTY, "seed": seed, "names": list(seats)}
         speeches.append(json.loads(model.complete(Seat(), request)["text"])["speech"])
     words = [word for speech in speeches for word in re.findall(r"[A-Za-z']+", speech)]
