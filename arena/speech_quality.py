@@ -10,12 +10,13 @@ A speech **reads as speech** when
 - it is not a loop of a few words: at least half of its words are distinct (case-insensitive), so
   "no yes yes yes no yes" fails and "I trust Bob, not Cid." passes.
 
-The dictionary is the word list of :mod:`arena.words` (shipped with the package: Debian's
-``wamerican``, SCOWL size 50, without acronyms, symbols and non-ASCII words; ``ARENA_WORDS`` names
-another list). Unlike Webster's 2nd (``web2``, the list of the ``english-words`` PyPI package) it
-has inflected forms ("players", "accused", "voted") and contractions, which speech is full of.
-A seat name's possessive ("Bob's") counts as the name. The local models' word guard
-(:mod:`arena.players.llm.local_words`) holds their speech to the same words.
+The dictionary is the word list of :mod:`arena.players.wordlist` (shipped with the package, built
+from SCOWL's lists: inflected forms, contractions and common words, without proper names,
+abbreviations or acronyms; ``ARENA_WORDS`` names another list). Unlike Webster's 2nd (``web2``,
+the list of the ``english-words`` PyPI package) it has inflected forms ("players", "accused",
+"voted") and contractions, which speech is full of. A seat name's possessive ("Bob's") counts as
+the name. The local models' word guard (:mod:`arena.players.llm.local_words`) holds their speech
+to the same words.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from arena.words import WORDS_ENV, dictionary, is_word, word_list_path  # noqa: F401 (the list's names re-exported)
+from arena.players.wordlist import WORDS_ENV, dictionary, is_word, word_list_path  # noqa: F401 (the list's names re-exported)
 
 #: one word: letters, apostrophes inside (don't, Bob's), hyphens between parts (well-known)
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z]+(?:'[A-Za-z]+)*)*")

@@ -155,7 +155,7 @@ def test_a_local_speech_is_made_of_dictionary_words_and_seat_names():
     word list and seat names (without the guard it copies "Ciudad", "Xanthor", "Quibbledorf")."""
     from arena.players.llm.local import DEFAULT_REPEAT_PENALTY, LocalModel, Seat
     from arena.players.llm.local_models import model_file
-    from arena.words import dictionary, is_word
+    from arena.players.wordlist import dictionary, is_word
 
     seats = ("Ann", "Bob", "Cid", "Dee")
     speak = _request([Option("speak", {"accuse": names_spec(["Bob", "Cid"], nullable=True)})])

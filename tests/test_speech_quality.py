@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.players.wordlist import BUNDLED, COPYRIGHT, bundle, keep
 from arena.speech_quality import WORDS_ENV, SpeechFigure, dictionary, reads_as_speech, speech_figure, verdict, word_list_path
-from arena.words import BUNDLED, COPYRIGHT, bundle, keep
 
 KNOWN = frozenset({"a", "i", "trust", "not", "no", "yes", "the", "mafia", "is", "lying", "don't", "well", "known"})
 KNOWN |= {"hello", "everyone", "who", "voted"}

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.players.registry import SpecError
-from arena.words import dictionary
+from arena.players.wordlist import dictionary
 
 from .local_grammar import SPEECH_CHARS, grammar_schema, json_schema_to_grammar, split_opening
 from .local_models import INSTALL_HINT, default_context, model_file

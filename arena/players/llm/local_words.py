@@ -8,7 +8,7 @@ gives every token that would make a non-word a large negative offset, so a made-
 be said, and so never copied. A token is **valid** when, appended to the speech so far,
 
 - every word it completes (followed by a space, punctuation or the closing quote) is a word of
-  :mod:`arena.words` (the list the speech figure uses) or a seat name (or its possessive);
+  :mod:`arena.players.wordlist` (the list the speech figure uses) or a seat name (or its possessive);
 - the letters it leaves at the end are the start of such a word that still fits in the
   characters the speech has left;
 - and the grammar's own shape holds (:class:`Speech` mirrors it: a word is a letter, lower-case
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.words import is_word
+from arena.players.wordlist import is_word
 
 from .local_grammar import SPEECH_MIN, TEXT, WORD_LETTERS
 
@@ -81,7 +81,7 @@ class Words:
         return cls(known, ordered, lengths, frozenset(lowered | {name + "'s" for name in lowered}))
 
     def word(self, word: str) -> bool:
-        """Is ``word`` (lower-cased) a whole word? The speech figure's rule (:func:`arena.words.is_word`)."""
+        """Is ``word`` (lower-cased) a whole word? The speech figure's rule (:func:`arena.players.wordlist.is_word`)."""
         return is_word(word, self.known, self.names)
 
     def start(self, run: str, room: int) -> bool:

@@ -1,14 +1,17 @@
 """The English word list: what counts as a word in a speech.
 
+In the players layer because a player (the local models' word guard) reads it; the speech figure,
+a metric, reads it from here.
+
 Used by the speech figure (:mod:`arena.speech_quality`) and by the local models' word guard
 (:mod:`arena.players.llm.local_words`), so that what a local model may say and what the figure
 counts as a word are the same list.
 
-The list ships with the package (``arena/data/words.txt.gz``), so a fresh machine has it without a
-system package; ``ARENA_WORDS`` names another list (one word a line, plain or gzipped). It is built
+The list ships with the package (``arena/players/data/words.txt.gz``), so a fresh machine has it
+without a system package; ``ARENA_WORDS`` names another list (one word a line, plain or gzipped). It is built
 by :func:`bundle` from SCOWL (Kevin Atkinson's Spell Checker Oriented Word Lists, as Debian's
 ``scowl`` package installs them; its copyright and permission notice travel beside the list as
-``arena/data/words-copyright.txt``): the lists that make Debian's ``wamerican`` (size 50,
+``arena/players/data/words-copyright.txt``): the lists that make Debian's ``wamerican`` (size 50,
 English and American spelling), without its proper names ("Mauro", "Eddie": a speech that names
 someone at the table names a seat) and abbreviations, and with only the commoner capitalised
 words (:data:`SOURCES`: "Monday", "Mafia", "English" stay; "Cleopatra", "Kinshasa" go). Inflected
@@ -18,7 +21,7 @@ more), words without a vowel ("Dr", "cm") and two-letter capitalised words ("Ed"
 "It" stay as "he", "it"). Everything is lower-cased. A single letter is a word only as ``a`` or
 ``I`` (:func:`is_word`).
 
-Rebuild it with ``apt-get install scowl && python -m arena.words /usr/share/dict/scowl``.
+Rebuild it with ``apt-get install scowl && python -m arena.players.wordlist /usr/share/dict/scowl``.
 """
 
 from __future__ import annotations
@@ -116,12 +119,12 @@ def bundle(scowl: Path, target: Path = BUNDLED) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m arena.words SCOWL_FOLDER (e.g. /usr/share/dict/scowl)", file=sys.stderr)
+        print("usage: python -m arena.players.wordlist SCOWL_FOLDER (e.g. /usr/share/dict/scowl)", file=sys.stderr)
         return 2
     try:
         count = bundle(Path(argv[0]))
     except OSError as exc:
-        print(f"arena.words: {exc}", file=sys.stderr)
+        print(f"arena.players.wordlist: {exc}", file=sys.stderr)
         return 2
     notice = Path("/usr/share/doc/scowl/copyright")
     if notice.is_file():
