@@ -557,11 +557,8 @@ def test_nominations() -> None:
 def test_single_highest_leaves_after_last_words() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(
-        game,
-        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Bob", "Cat": "Bob", "Dan": "Cat", "Eve": "Cat", "Gus": None},
-    )
+    day(game, {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Bob", "Cat": "Bob", "Dan": "Cat", "Eve": "Cat", "Gus": None})
     last = pending(game, "Cat")
     assert last.group == "last_words" and last.talk == "all" and last.default == SPEAK_SILENT
     assert game.is_alive("Cat")
@@ -585,11 +582,8 @@ def test_no_votes_at_all_send_nobody_out() -> None:
 
 def _tie_day(game: Cove) -> None:
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(
-        game,
-        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": None, "Gus": None},
-    )
+    day(game, {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": None, "Gus": None})
     assert events(game, "vote_result")[-1]["tied"] == ["Bob", "Cat"]
     assert [r.player for r in game.pending()] == ["Bob"] and pending(game, "Bob").group == "defence"
     drive(game, Bob=Speak(speech="not me"))
@@ -630,11 +624,8 @@ def test_two_way_tie_0_0_revote_then_both_leave_needs_more_than_half() -> None:
 def test_three_way_tie_revote_then_nobody_leaves(again: str) -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(
-        game,
-        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"},
-    )
+    day(game, {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"})
     assert events(game, "vote_result")[-1]["tied"] == ["Bob", "Cat", "Dan"] and game.phase == "revote"
     if again == "abstain":
         drive(game, **dict.fromkeys(game.alive, ABSTAIN))  # 0-0-0 is a tie of three again
@@ -649,11 +640,8 @@ def test_three_way_tie_revote_then_nobody_leaves(again: str) -> None:
 def test_three_way_tie_revote_single_leader_leaves() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(
-        game,
-        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"},
-    )
+    day(game, {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"})
     drive(game, Ann=Vote(target="Dan"), Bob=Vote(target="Dan"), Cat=Vote(target="Bob"), Dan=ABSTAIN, Eve=ABSTAIN,
           Gus=ABSTAIN)  # fmt: skip
     assert events(game, "vote_result")[-1]["result"] == "Dan"
@@ -723,11 +711,8 @@ def test_end_is_checked_after_the_night() -> None:
 def test_mafia_parity_with_the_maniac_alive_goes_on_until_he_dies() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Gus")  # Eve and Fox die
-    day(
-        game,
-        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Gus": "Dan"},
-        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Gus": None},
-    )
+    day(game, {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Gus": "Dan"},
+        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Gus": None})
     drive(game, Dan=Speak())
     assert game.alive == ("Ann", "Bob", "Cat", "Gus") and not game.finished and game.phase == "night"
     night(game, mafia="Cat", maniac="Gus")  # the maniac is the mafia's victim: his choice is void
@@ -746,11 +731,8 @@ def test_max_days_draw() -> None:
 def test_both_leave_can_empty_the_table_for_a_draw() -> None:
     game = new()
     night(game, visit="Eve", mafia="Fox", maniac="Gus", check="Ann", heal="Eve")  # Fox and Gus die
-    day(
-        game,
-        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Eve": "Dan"},
-        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Eve": "Dan"},
-    )
+    day(game, {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Eve": "Dan"},
+        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Eve": "Dan"})
     drive(game, Dan=Speak())
     assert game.alive == ("Ann", "Bob", "Cat", "Eve") and not game.finished  # parity, the maniac alive
     night(game, mafia="Eve", maniac="Bob", check="Cat")
