@@ -100,10 +100,10 @@ class Words:
 
 def fits(word: str) -> bool:
     """Can the grammar spell ``word``? Lower-case letters (at most WORD_LETTERS), maybe ``'`` and 1-2 letters."""
-    stem, _, ending = word.partition("'")
-    return 0 < len(stem) <= WORD_LETTERS and stem.isalpha() and stem.isascii() and (
-        not _ or (0 < len(ending) <= 2 and ending.isalpha() and ending.isascii())
-    )  # fmt: skip
+    stem, apostrophe, ending = word.partition("'")
+    if not (0 < len(stem) <= WORD_LETTERS and stem.isalpha() and stem.isascii()):
+        return False
+    return not apostrophe or (0 < len(ending) <= 2 and ending.isalpha() and ending.isascii())
 
 
 @functools.cache
