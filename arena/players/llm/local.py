@@ -157,7 +157,7 @@ class LocalModel:
 
     @property
     def texts(self) -> TokenTexts:
-        """Every token's text, for the word guard (built at the first speech: 0.1-0.5 s)."""
+        """Every token's text, for the word guard (built at the first speech: 0.1-0.9 s)."""
         if self._texts is None:
             self._texts = TokenTexts.of_model(self.llama_cpp, self.llama._model.vocab, self.llama.n_vocab())
         return self._texts
