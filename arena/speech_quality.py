@@ -10,51 +10,27 @@ A speech **reads as speech** when
 - it is not a loop of a few words: at least half of its words are distinct (case-insensitive), so
   "no yes yes yes no yes" fails and "I trust Bob, not Cid." passes.
 
-The dictionary is Debian's ``wamerican`` (``/usr/share/dict/american-english``, SCOWL size 50,
-about 104,000 words): unlike Webster's 2nd (``web2``, the list of the ``english-words`` PyPI
-package) it has inflected forms ("players", "accused", "voted") and contractions, which speech is
-full of, and it is 220 KB installed from the system's package manager (``.ci/run`` installs it).
-``ARENA_WORDS`` names another list (one word a line); without either, ``/usr/share/dict/words``.
+The dictionary is the word list of :mod:`arena.players.wordlist` (shipped with the package, built
+from SCOWL's lists: inflected forms, contractions and common words, without proper names,
+abbreviations or acronyms; ``ARENA_WORDS`` names another list). Unlike Webster's 2nd (``web2``,
+the list of the ``english-words`` PyPI package) it has inflected forms ("players", "accused",
+"voted") and contractions, which speech is full of. A seat name's possessive ("Bob's") counts as
+the name. The local models' word guard (:mod:`arena.players.llm.local_words`) holds their speech
+to the same words.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
-WORDS_ENV = "ARENA_WORDS"
-WORD_LISTS = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/words"))
-INSTALL_HINT = "no word list: apt-get install wamerican (or set ARENA_WORDS to a file of one word a line)"
+from arena.players.wordlist import WORDS_ENV, dictionary, is_word, word_list_path  # noqa: F401 (the list's names re-exported)
+
 #: one word: letters, apostrophes inside (don't, Bob's), hyphens between parts (well-known)
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z]+(?:'[A-Za-z]+)*)*")
 EDGE_PUNCTUATION = ".,;:!?\"'()"
-SINGLE_LETTER_WORDS = frozenset({"a", "i"})
-
-
-def word_list_path() -> Path:
-    """The word list in use (FileNotFoundError with the install hint when there is none)."""
-    env = os.environ.get(WORDS_ENV)
-    candidates = [Path(env)] if env else list(WORD_LISTS)
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise FileNotFoundError(INSTALL_HINT if not env else f"{WORDS_ENV}={env}: no such file")
-
-
-@functools.cache
-def _load(path: str) -> frozenset[str]:
-    with open(path, encoding="utf-8", errors="replace") as file:
-        return frozenset(line.strip().lower() for line in file if line.strip())
-
-
-def dictionary(path: Path | None = None) -> frozenset[str]:
-    """The words of a list, lower-cased (read once per process)."""
-    return _load(str(path or word_list_path()))
 
 
 def words_of(text: str) -> list[str] | None:
@@ -71,13 +47,9 @@ def words_of(text: str) -> list[str] | None:
 
 
 def _is_word(word: str, known: Collection[str], names: Collection[str]) -> bool:
-    if word.lower() in names:
-        return True
     if "-" in word:
         return all(_is_word(part, known, names) for part in word.split("-"))
-    if len(word) == 1:
-        return word.lower() in SINGLE_LETTER_WORDS
-    return word.lower() in known
+    return is_word(word.lower(), known, names)
 
 
 def verdict(text: str, known: Collection[str], names: Collection[str] = ()) -> str:

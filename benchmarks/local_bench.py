@@ -6,8 +6,8 @@ shared), calls and tokens (counts that do not depend on load), the share of prom
 from the seats' saved prefixes (cache hit rate), how fast new prompt tokens are evaluated and
 answers generated, the time spent switching seats, and the **speech figure**: the share of
 speeches that read as speech (dictionary words or seat names, at least half of the words distinct:
-:mod:`arena.speech_quality`). Then the totals over all games. Needs the ``local`` extra and a word
-list (``apt-get install wamerican``).
+:mod:`arena.speech_quality`), and what the word guard cost (:mod:`arena.players.llm.local_words`).
+Then the totals over all games. Needs the ``local`` extra.
 
     python benchmarks/local_bench.py                          # one 9-player game, seed 1
     python benchmarks/local_bench.py --players 7 --games 3 --seed 5
@@ -111,6 +111,11 @@ def main() -> int:
         print(f"  new prompt tokens {new:,} evaluated at {new / max(prompt_s, 1e-9):.0f} tok/s ({prompt_s:.1f} s)")
         print(f"  output tokens {output:,} generated at {output / max(output_s, 1e-9):.0f} tok/s ({output_s:.1f} s)")
         print(f"  switching seats (save + restore): {switch_s:.1f} s; other work: {wall - prompt_s - output_s - switch_s:.1f} s")
+        steps = sum(s.guard_steps for s in stats)
+        guard_s = sum(s.guard_seconds for s in stats)
+        checked = sum(s.guard_checked for s in stats)
+        print(f"  word guard: {steps} steps, {checked:,} candidates checked ({checked / max(steps, 1):.1f} a step), "
+              f"{guard_s:.2f} s ({1000 * guard_s / max(steps, 1):.2f} ms a step, part of the output time)")  # fmt: skip
     if args.games > 1:
         share = totals["readable"] / max(totals["speeches"], 1)
         print(f"all {args.games} games: {totals['wall']:.0f} s, {totals['calls']:.0f} calls, "

@@ -81,6 +81,13 @@ def test_missing_model_file_is_one_line(tmp_path):
     assert "\n" not in str(err.value)
 
 
+@needs_model
+def test_a_missing_word_list_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARENA_WORDS", str(tmp_path / "none.txt"))
+    with pytest.raises(SpecError, match=r"^the word list: ARENA_WORDS=.*none\.txt: no such file$"):
+        make_player("local", "Ann")
+
+
 def test_usage_table_shows_cache_share_and_speed():
     usage = Usage(model="smollm2", calls=3, input_tokens=1000, cached_tokens=900, output_tokens=60)
     stats = LocalStats(calls=3, prompt_tokens=1000, reused_tokens=900, output_tokens=60, prompt_seconds=0.5, output_seconds=1.5)
@@ -140,6 +147,30 @@ def test_short_game_with_two_local_seats(tmp_path, capsys):
         assert player.backend.stats.reused_tokens == player.usage.cached_tokens
     speeches = [e.data["text"] for e in game.log if e.type == "speech" and e.actor in seats[:2]]
     assert speeches and all(WORDS.fullmatch(s) for s in speeches), speeches  # the grammar's words, nothing else
+
+
+@needs_model
+def test_a_local_speech_is_made_of_dictionary_words_and_seat_names():
+    """The word guard (local_words): asked to repeat made-up words, SmolLM2 says only words of the
+    word list and seat names (without the guard it copies "Ciudad", "Xanthor", "Quibbledorf")."""
+    from arena.players.llm.local import DEFAULT_REPEAT_PENALTY, LocalModel, Seat
+    from arena.players.llm.local_models import model_file
+    from arena.players.wordlist import dictionary, is_word
+
+    seats = ("Ann", "Bob", "Cid", "Dee")
+    speak = _request([Option("speak", {"accuse": names_spec(["Bob", "Cid"], nullable=True)})])
+    schema = grammar_schema(KindSchemas(speak.json_schema(), False))
+    model = LocalModel.get(model_file("smollm2"), None)
+    system = "You are playing Mafia with Ann, Bob, Cid and Dee. You are Ann."
+    ask = 'Day 1, your turn to speak. Say exactly: "Ciudad de la Bola! Xanthor Quibbledorf accuses Bob."'
+    known, names = dictionary(), {name.lower() for name in seats}
+    speeches = []
+    for seed in range(4):
+        request = {"system": system, "messages": [{"role": "user", "content": ask}], "schema": schema, "max_tokens": 256}
+        request |= {"temperature": 0.8, "repeat_penalty": DEFAULT_REPEAT_PENALTY, "seed": seed, "names": list(seats)}
+        speeches.append(json.loads(model.complete(Seat(), request)["text"])["speech"])
+    words = [word for speech in speeches for word in re.findall(r"[A-Za-z']+", speech)]
+    assert words and all(is_word(word.lower(), known, names) for word in words), speeches
 
 
 @needs_model

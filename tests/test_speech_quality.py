@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.players.wordlist import BUNDLED, COPYRIGHT, bundle, keep
 from arena.speech_quality import WORDS_ENV, SpeechFigure, dictionary, reads_as_speech, speech_figure, verdict, word_list_path
 
 KNOWN = frozenset({"a", "i", "trust", "not", "no", "yes", "the", "mafia", "is", "lying", "don't", "well", "known"})
@@ -35,6 +36,7 @@ def test_verdicts(text, expected):
 
 def test_seat_names_count_as_words_whatever_their_case():
     assert reads_as_speech("I trust BOB", KNOWN, NAMES)
+    assert reads_as_speech("I trust Bob's silence", KNOWN | {"silence"}, NAMES)  # a name's possessive
     assert not reads_as_speech("I trust Zed", KNOWN, NAMES)  # not a seat of this game
 
 
@@ -57,10 +59,38 @@ def test_word_list_from_the_environment(tmp_path, monkeypatch):
         word_list_path()
 
 
-def test_the_system_word_list_knows_speech():
-    try:
-        known = dictionary()
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
+def test_the_bundled_word_list_knows_speech(monkeypatch):
+    """The list ships with the package (no system package needed), with its copyright notice."""
+    monkeypatch.delenv(WORDS_ENV, raising=False)
+    assert word_list_path() == BUNDLED and BUNDLED.stat().st_size < 250_000
+    known = dictionary()
+    assert len(known) > 80_000
     assert reads_as_speech("I don't trust the players who voted yesterday; Bob's silence is suspicious.", known, NAMES)
+    assert reads_as_speech("The Mafia killed Eve's friend last Monday, I'm sure.", known, [*NAMES, "Eve"])
     assert not reads_as_speech("Echofelix ireland ireland ireland", known, NAMES)
+    assert not reads_as_speech("Ciudad de la Bola", known, NAMES)  # seen in a game of SmolLM2 seats
+    assert {"de", "ag", "dr", "cm", "asap", "b"}.isdisjoint(known)  # acronyms, symbols, abbreviations, letters
+    assert {"mauro", "eddie", "cleopatra"}.isdisjoint(known)  # proper names: at the table, a name is a seat's
+    assert "Kevin Atkinson" in COPYRIGHT.read_text() and "permission notice appear" in COPYRIGHT.read_text()
+
+
+def test_the_bundled_list_is_built_from_scowl_by_a_fixed_rule(tmp_path):
+    assert [keep(w) for w in ("players", "don't", "Bob's", "Monday", "He")] == [True] * 4 + [False]
+    assert not any(keep(w) for w in ("DE", "ASAP", "AA's", "Dr", "cm", "Ag", "x", "Asunción", "well-known"))
+    lists = {
+        "english-words.10": "voted\nVoted\ncm\n",
+        "american-words.50": "color\n",
+        "english-upper.40": "Mafia\nDE\n",
+        "english-upper.50": "Cleopatra\n",  # rarer capitalised words: left out
+        "english-proper-names.50": "Mauro\n",  # proper names: left out
+        "english-abbreviations.10": "hon\n",  # abbreviations: left out
+        "english-words.60": "aardwolf\n",  # past size 50
+    }
+    for name, text in lists.items():
+        (tmp_path / name).write_text(text)
+    first, second = tmp_path / "a.gz", tmp_path / "b.gz"
+    assert bundle(tmp_path, first) == 3 and bundle(tmp_path, second) == 3
+    assert first.read_bytes() == second.read_bytes()  # no timestamp: the same lists, the same bytes
+    assert dictionary(first) == {"voted", "color", "mafia"}
+    with pytest.raises(FileNotFoundError, match="apt-get install scowl"):
+        bundle(tmp_path / "nothing", first)

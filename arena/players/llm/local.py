@@ -6,9 +6,10 @@ other GGUF model (which file a spec names: :mod:`.local_models`).
 
 - **Every answer parses, and free text is words.** The decision's schema becomes a grammar
   (:mod:`.local_grammar`): every field required in the engine's order, free text held to words
-  within exact length bounds, an answer's fixed opening appended to the prompt. A repetition
-  penalty keeps a small model from looping. The engine still validates the answer as for any
-  other provider.
+  within exact length bounds, an answer's fixed opening appended to the prompt. A word guard
+  (:mod:`.local_words`) holds every word of a speech to the word list or a seat name as it is
+  written, so no made-up word is said and copied. A repetition penalty keeps a small model from
+  looping. The engine still validates the answer as for any other provider.
 - **One model, one call at a time.** The weights are loaded once per process and shared by every
   local seat; calls are serialised by a lock (two cores gain nothing from interleaving two
   evaluations) and run in a worker thread, so the event loop stays free.
@@ -47,9 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.players.registry import SpecError
+from arena.players.wordlist import dictionary
 
 from .local_grammar import SPEECH_CHARS, grammar_schema, json_schema_to_grammar, split_opening
 from .local_models import INSTALL_HINT, default_context, model_file
+from .local_words import TokenTexts, WordGuard, Words, speech_bounds
 from .profiles import Profile
 from .providers import Reply
 from .schema import KindSchemas
@@ -102,6 +105,9 @@ class LocalStats:
     output_seconds: float = 0.0  # generating: evaluation, sampling under the grammar, detokenizing
     switch_seconds: float = 0.0  # saving the previous seat's prefix and restoring this one's
     dropped_turns: int = 0  # turns left out because the context was full
+    guard_steps: int = 0  # sampling steps the word guard checked (in or next to a speech)
+    guard_checked: int = 0  # candidate tokens it checked
+    guard_seconds: float = 0.0  # its own time (part of output_seconds)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in asdict(self).items()}
@@ -147,6 +153,30 @@ class LocalModel:
         self.add_bos = bool(vocab.add_bos_token()) and self.llama.token_bos() >= 0
         self.owner: Seat | None = None
         self.grammars: OrderedDict[str, Any] = OrderedDict()
+        self._texts: TokenTexts | None = None
+
+    @property
+    def texts(self) -> TokenTexts:
+        """Every token's text, for the word guard (built at the first speech: 0.1-0.9 s)."""
+        if self._texts is None:
+            self._texts = TokenTexts.of_model(self.llama_cpp, self.llama._model.vocab, self.llama.n_vocab())
+        return self._texts
+
+    def guard(self, request: dict[str, Any], opening: str, start: int) -> WordGuard | None:
+        """The word guard of an answer that holds a speech (:mod:`.local_words`), else None."""
+        bounds = speech_bounds(request["schema"])
+        if bounds is None:
+            return None
+        words = Words.of(dictionary(), request.get("names") or ())
+        return WordGuard(
+            self.texts,
+            words,
+            opening=opening,
+            start=start,
+            bounds=bounds,
+            repeat_penalty=request.get("repeat_penalty", 1.0),
+            min_p=MIN_P,
+        )
 
     @classmethod
     def get(cls, path: Path, context: int | None) -> LocalModel:
@@ -245,11 +275,13 @@ class LocalModel:
                     break
                 reused += 1
             reused = min(reused, len(tokens) - 1)  # llama.cpp evaluates at least the last prompt token again
+            guard = self.guard(request, opening, len(tokens))
             lib.llama_perf_context_reset(llama.ctx)
             began = time.perf_counter()
             out = llama.create_completion(
                 tokens,
                 max_tokens=max_tokens,
+                logits_processor=self.llama_cpp.LogitsProcessorList([guard]) if guard else None,
                 temperature=request["temperature"],
                 seed=request["seed"],
                 grammar=grammar,
@@ -269,6 +301,10 @@ class LocalModel:
         stats.prompt_seconds += prompt_seconds
         stats.output_seconds += max(took - prompt_seconds, 0.0)
         stats.switch_seconds += switched - started
+        if guard is not None:
+            stats.guard_steps += guard.stats.steps
+            stats.guard_checked += guard.stats.checked
+            stats.guard_seconds += guard.stats.seconds
         return {
             "text": opening + (choice.get("text") or ""),
             "finish": choice.get("finish_reason"),
@@ -307,6 +343,10 @@ class LocalBackend:
         self.profile = profile
         self.speech = min(SPEECH_CHARS, max_speech) if max_speech else SPEECH_CHARS
         try:
+            dictionary()  # the word guard's list: a bad ARENA_WORDS is one line now, not a failed call later
+        except OSError as exc:
+            raise SpecError(f"the word list: {exc}") from None
+        try:
             self.model = LocalModel.get(path, profile.context or default_context(profile.model))
         except (ValueError, RuntimeError, OSError) as exc:
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -325,7 +365,8 @@ class LocalBackend:
         return {"schema": grammar_schema(schemas, self.speech)}
 
     def build(self, system: str, messages: list[dict[str, str]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
-        """The request; the seed follows the seat and its call count, so a seeded game repeats."""
+        """The request; the seed follows the seat and its call count, so a seeded game repeats.
+        The player adds ``names`` (the game's seats: words a speech may use beside the dictionary)."""
         self.sent += 1
         seed = int.from_bytes(hashlib.sha256(f"{cache_key}:{self.sent}".encode()).digest()[:4], "big")
         temperature = DEFAULT_TEMPERATURE if self.profile.temperature is None else self.profile.temperature

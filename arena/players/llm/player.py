@@ -276,6 +276,8 @@ class LLMPlayer:
         conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
+        if self.profile.provider == "local":  # its word guard lets a speech name the seats
+            kwargs["names"] = list(request.seats)
 
         prompt = conv.serialized()
         # what a provider caches: the tool choice (legal kinds now) is not part of it
