@@ -181,7 +181,12 @@ LOT_REASONS = {  # village: what a draw of lots decided
     "execution": "who is executed",
     "night_kill": "the mafia's tied night target",
 }
-PUBLIC_CAUSES = {"simultaneous": "a simultaneous kill", "night": "in the night", "kill": "killed"}
+PUBLIC_CAUSES = {
+    "simultaneous": "a simultaneous kill",
+    "night": "in the night",
+    "kill": "killed",
+    "mafia": "killed by the mafia",  # not "(mafia)": beside "(execution)" it read as the card
+}
 BY_CAUSES = {"kill": "killed by {}", "simultaneous": "a simultaneous kill by {}", "vote": "the kill cards of {}"}
 
 
