@@ -1,8 +1,11 @@
-"""Small builders shared by the engine and variant tests."""
+"""Small builders shared by the tests: scripted games and answers, and the tournament runs that
+put a bot beside a model seat."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from arena.engine import Game
@@ -51,3 +54,29 @@ def kill(target: str | None) -> dict[str, Any]:
 
 def check(target: str) -> dict[str, Any]:
     return {"kind": "check", "target": target}
+
+
+def bot_vs_model_tournament(path: Path, name: str, *, url: str, games: int, concurrency: int) -> Path:
+    """Write a tournament config at ``path``: a bot against an OpenAI-style seat at ``url``, 6-seat
+    classic with one discussion round; its database and transcripts beside it."""
+    folder = path.parent
+    path.write_text(
+        "\n".join([
+            f'name = "{name}"', "seed = 1", f"games = {games}", f"concurrency = {concurrency}",
+            f'database = "{folder / f"{name}.sqlite"}"', f'transcripts = "{folder / "tr"}"',
+            "[models]", 'bot = "bot"', f'oa = {{ spec = "openai:fake@{url}", concurrency = 8 }}',
+            "[[variants]]", 'name = "classic"', "players = 6", "options = { discussion_rounds = 1 }",
+        ]) + "\n"
+    )  # fmt: skip
+    return path
+
+
+def count_rows(db: Path, table: str, where: str = "") -> int:
+    """Rows of a tournament database's ``table`` (0 while the file or its schema is not there yet)."""
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute(f"SELECT COUNT(*) FROM {table} {where}").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0

@@ -35,6 +35,7 @@ from arena.tournament.distributed import RayChunks, RayExecutor  # noqa: E402
 from arena.tournament.runner import TournamentCalls, run_tournament  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
 from arena.variants import get_variant  # noqa: E402
+from tests.helpers import bot_vs_model_tournament, count_rows  # noqa: E402
 from tests.llm_server import FakeModelServer, Gate, SlowServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -252,7 +253,7 @@ def test_a_worker_killed_mid_game_costs_one_try(tmp_path):
         # A worker can finish its game between being seen and being killed: kill again until a try is lost.
         while not lost_tries(tmp_path / "kill.sqlite") and kills < 5 and time.monotonic() < deadline and run.is_alive():
             playing = [pid for pid, cmd in descendants(os.getpid()).items() if cmd.startswith("ray::play_game")]
-            if playing and finished_games(tmp_path / "kill.sqlite") >= 1:
+            if playing and count_rows(tmp_path / "kill.sqlite", "games") >= 1:
                 os.kill(playing[0], signal.SIGKILL)
                 kills += 1
                 wait = time.monotonic() + 10
@@ -283,38 +284,18 @@ def test_a_worker_killed_mid_game_costs_one_try(tmp_path):
 
 
 def lost_tries(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM attempts WHERE error LIKE 'WorkerLost%'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-
-
-def finished_games(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
+    return count_rows(db, "attempts", "WHERE error LIKE 'WorkerLost%'")
 
 
 def test_the_driver_killed_with_9_resumes(tmp_path):
     """`arena tournament CONFIG --ray ADDRESS` killed with -9 mid-run: the same command plays the rest."""
     address = ray.get_runtime_context().gcs_address
     with SlowServer(0.03, seed=7) as server:
-        cfg_path = tmp_path / "t.toml"
-        cfg_path.write_text(
-            "\n".join([
-                'name = "resume"', "seed = 1", "games = 6", "concurrency = 2",
-                f'database = "{tmp_path / "r.sqlite"}"', f'transcripts = "{tmp_path / "tr"}"',
-                "[models]", 'bot = "bot"', f'oa = {{ spec = "openai:fake@{server.openai_url}", concurrency = 8 }}',
-                "[[variants]]", 'name = "classic"', "players = 6", "options = { discussion_rounds = 1 }",
-            ]) + "\n"
-        )  # fmt: skip
+        cfg_path = bot_vs_model_tournament(tmp_path / "t.toml", "r", url=server.openai_url, games=6, concurrency=2)
         cmd = [sys.executable, "-m", "arena", "tournament", str(cfg_path), "--ray", address]
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and proc.poll() is None and finished_games(tmp_path / "r.sqlite") < 2:
+        while time.monotonic() < deadline and proc.poll() is None and count_rows(tmp_path / "r.sqlite", "games") < 2:
             time.sleep(0.05)
         assert proc.poll() is None, f"the run ended before it could be killed: {proc.communicate()}"
         os.kill(proc.pid, signal.SIGKILL)

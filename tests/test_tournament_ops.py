@@ -21,6 +21,7 @@ import pytest
 
 from arena.tournament import lock as lock_module
 from arena.tournament.lock import DatabaseBusy, Holder, WriterLock
+from tests.helpers import bot_vs_model_tournament, count_rows
 from tests.llm_server import SlowServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,14 +47,6 @@ def bots_config(tmp_path: Path, games: int = 4, sizes: str = "[6, 7]") -> Path:
 
 
 # ---- one writer per database -------------------------------------------------------------------------
-def started_games(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0  # the schema is not there yet
 
 
 def test_a_second_run_on_the_same_database_stops_at_once(tmp_path):
@@ -61,20 +54,12 @@ def test_a_second_run_on_the_same_database_stops_at_once(tmp_path):
     crash with ``UNIQUE constraint failed: games.key``); once the first is killed -9, the same
     command goes on and every game of the design is in the database once."""
     with SlowServer(0.05, seed=3) as server:  # a model that takes its time: the first run is still going when the second starts
-        cfg = tmp_path / "t.toml"
-        cfg.write_text(
-            "\n".join([
-                'name = "two"', "seed = 1", "games = 4", "concurrency = 1",
-                f'database = "{tmp_path / "two.sqlite"}"', f'transcripts = "{tmp_path / "tr"}"',
-                "[models]", 'bot = "bot"', f'oa = {{ spec = "openai:fake@{server.openai_url}", concurrency = 8 }}',
-                "[[variants]]", 'name = "classic"', "players = 6", "options = { discussion_rounds = 1 }",
-            ]) + "\n"
-        )  # fmt: skip
+        cfg = bot_vs_model_tournament(tmp_path / "t.toml", "two", url=server.openai_url, games=4, concurrency=1)
         cmd = [sys.executable, "-m", "arena", "tournament", str(cfg)]
         first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not started_games(tmp_path / "two.sqlite"):
+            while time.monotonic() < deadline and not count_rows(tmp_path / "two.sqlite", "attempts"):
                 time.sleep(0.05)
             assert first.poll() is None, "the first run ended before the second could start"
             began = time.monotonic()
