@@ -14,7 +14,8 @@ The comparison reports their mean with
   the distribution of d, valid for any number of pairs.
 - **ci95**: a percentile bootstrap over pairs (2 000 resamples) of the mean difference. It
   describes the size of the difference; in very few pairs (below about 20) it is too narrow,
-  so the test decision uses p, not the interval.
+  so the test decision uses p, not the interval. Below 5 pairs it is not drawn at all (unknown:
+  NaN, ``null`` in JSON, "too few deals" in tables): one pair has a single resample, itself.
 - **p_adjusted**: Holm's step-down adjustment over the whole printed family (every comparison
   of the report). Holm controls the family-wise error rate — the chance that *any* flagged
   difference is false — under any dependence between the comparisons, which matters here: every
@@ -56,6 +57,9 @@ FLIPS = 20_000
 RESAMPLES = 2_000
 ALL_VARIANTS = "*"
 MIN_POWER_PAIRS = 5  # below this, the pairs' standard deviation says too little for a power figure
+#: below this many pairs (deals) a bootstrap interval is the estimate itself, or nearly (one pair has one
+#: resample; two have three distinct ones): it is reported as unknown (NaN, null in JSON), never as certainty
+MIN_INTERVAL_PAIRS = 5
 
 #: metric -> the sides compared, for team variants (McKay's games: :data:`MCKAY_COMPARED`).
 TEAM_COMPARED: dict[str, tuple[str, ...]] = {
@@ -106,6 +110,11 @@ def sign_flip_p(d: np.ndarray, seed: int, draws: int = FLIPS) -> float:
         return 1.0
     grid = _lattice(nonzero)
     if grid is not None:
+        # a difference that is zero but for rounding (a mean of margins, 1e-17) sits at 0 on the grid:
+        # it adds nothing to Σ±kᵢ, and a step of 0 below would not be a distribution
+        grid = grid[grid != 0]
+        if len(grid) == 0:
+            return 1.0
         # Σ±kᵢ: for each distinct |k| held c times, k·(2X − c) with X ~ Binomial(c, ½); convolve them.
         dist = np.ones(1)
         for k, c in zip(*np.unique(np.abs(grid), return_counts=True), strict=True):
@@ -137,7 +146,7 @@ def bootstrap_mean_ci(d: np.ndarray, seed: int, resamples: int = RESAMPLES) -> t
     distinct value comes up, a multinomial over them: the same distribution, drawn faster.
     """
     n = len(d)
-    if n == 0:
+    if n < MIN_INTERVAL_PAIRS:
         return math.nan, math.nan
     values, counts = np.unique(d, return_counts=True)
     if len(values) == 1:

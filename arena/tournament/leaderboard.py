@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .db import Database
-from .inference import ALL_VARIANTS, ALPHA, Comparison, compare_all
+from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, Comparison, compare_all
 from .metrics import MATCH, METRICS, TOWN
 from .ratings import Ratings, rate_games
 from .results import Results
@@ -209,6 +209,8 @@ def _signed(x: float | None, digits: int = 2) -> str:
 
 
 def _interval(value: float, lo: float, hi: float) -> str:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{_signed(value)} [too few deals]"
     return f"{_signed(value)} [{_signed(lo)}, {_signed(hi)}]"
 
 
@@ -324,7 +326,10 @@ def skill_tables(report: Report) -> list[Table]:
              _interval(s.detection.estimate, s.detection.lo, s.detection.hi), str(s.games)]
             for s in sorted(fit.skills, key=lambda s: -(s.deception.estimate + s.detection.estimate))
         ]  # fmt: skip
-        out.append((f"Skill model, {name} ({fit.games} games)", ["model", "deception", "detection", "games"], rows))
+        few = ""
+        if not fit.intervals_known:
+            few = f"; {_count(fit.deals, 'deal')} per pairing: too few for intervals, {MIN_INTERVAL_PAIRS} needed"
+        out.append((f"Skill model, {name} ({fit.games} games{few})", ["model", "deception", "detection", "games"], rows))
     return out
 
 
@@ -393,12 +398,13 @@ def power_line(cs: list[Comparison], target: float) -> str | None:
 def _rich_table(header: list[str], rows: list[list[str]], left: int = 1) -> Any:
     from rich import box
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     t = RichTable(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
     for i, h in enumerate(header):
         t.add_column(h, justify="left" if i < left else "right", no_wrap=True)
     for row in rows:
-        t.add_row(*row)
+        t.add_row(*(Text(cell) for cell in row))  # cells are text, not markup: "[too few deals]", a model "x[y]"
     return t
 
 

@@ -15,6 +15,7 @@ high. Figures grow in height, never in width, with the number of models and vari
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,14 @@ def plot(report: Report, directory: Path) -> list[Path]:
     return written
 
 
+def _err(value: float, lo: float, hi: float) -> list[list[float]] | None:
+    """Whiskers for matplotlib: none when the interval is unknown (NaN: too few deals to draw one),
+    and never below 0 (an interval collapsed on its estimate lies ±1e-9 around it)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    return [[max(0.0, value - lo)], [max(0.0, hi - value)]]
+
+
 def _colors(models: list[str]) -> dict[str, Any]:
     cmap = _pyplot().get_cmap("tab10")
     return {m: cmap(i % 10) for i, m in enumerate(models)}
@@ -70,8 +79,10 @@ def skills_plot(report: Report, path: Path) -> Path:
     for ax, skill in zip(axes, ("deception", "detection"), strict=True):
         for y, (_variant, s) in zip(ys, rows, strict=True):
             est = getattr(s, skill)
-            ax.errorbar(est.estimate, y, xerr=[[est.estimate - est.lo], [est.hi - est.estimate]], fmt="o",
-                        color=colors.get(s.model, "black"), capsize=3, markersize=5)  # fmt: skip
+            known = math.isfinite(est.lo)  # hollow: no interval (too few deals)
+            color = colors.get(s.model, "black")
+            ax.errorbar(est.estimate, y, xerr=_err(est.estimate, est.lo, est.hi), fmt="o", color=color, capsize=3,
+                        markersize=5, markerfacecolor=color if known else "white")  # fmt: skip
         ax.axvline(0, color="0.6", linewidth=0.8, zorder=0)
         ax.set_title(f"{skill} (logits)")
         ax.grid(axis="x", color="0.9")
@@ -80,7 +91,9 @@ def skills_plot(report: Report, path: Path) -> Path:
         boundary = sum(len(f.skills) for f in report.skills.fits[:i])
         for ax in axes:
             ax.axhline(len(rows) - boundary - 0.5, color="0.8", linewidth=0.8)
-    fig.suptitle("Skill model: higher is better (95% intervals)", fontsize=11)
+    hollow = any(not math.isfinite(getattr(s, k).lo) for _v, s in rows for k in ("deception", "detection"))
+    fig.suptitle("Skill model: higher is better (95% intervals" + ("; hollow: too few deals for one)" if hollow else ")"),
+                 fontsize=11)  # fmt: skip
     fig.tight_layout()
     return _save(fig, path)
 
@@ -95,8 +108,8 @@ def scatter_plot(report: Report, path: Path) -> Path:
         for s in fit.skills:
             ax.errorbar(
                 s.detection.estimate, s.deception.estimate,
-                xerr=[[s.detection.estimate - s.detection.lo], [s.detection.hi - s.detection.estimate]],
-                yerr=[[s.deception.estimate - s.deception.lo], [s.deception.hi - s.deception.estimate]],
+                xerr=_err(s.detection.estimate, s.detection.lo, s.detection.hi),
+                yerr=_err(s.deception.estimate, s.deception.lo, s.deception.hi),
                 fmt="o", capsize=3, color=colors.get(s.model, "black"), label=s.model,
             )  # fmt: skip
             ax.annotate(s.model, (s.detection.estimate, s.deception.estimate), textcoords="offset points", xytext=(6, 6))
@@ -113,7 +126,7 @@ def scatter_plot(report: Report, path: Path) -> Path:
             y = report.cells.get((m, "*", "all", "votes_missed_excess"))
             if x is None or y is None:
                 continue
-            ax.errorbar(x.value, y.value, xerr=[[x.value - x.lo], [x.hi - x.value]], yerr=[[y.value - y.lo], [y.hi - y.value]],
+            ax.errorbar(x.value, y.value, xerr=_err(x.value, x.lo, x.hi), yerr=_err(y.value, y.lo, y.hi),
                         fmt="o", capsize=3, color=colors.get(m, "black"), label=m)  # fmt: skip
             ax.annotate(m, (x.value, y.value), textcoords="offset points", xytext=(6, 6))
             shown += 1
@@ -136,7 +149,7 @@ def comparisons_plot(report: Report, path: Path) -> Path:
     ys = list(range(len(rows)))[::-1]
     for y, c in zip(ys, rows, strict=True):
         color = "#1f5fae" if c.significant else "0.45"
-        ax.errorbar(c.diff, y, xerr=[[c.diff - c.ci95[0]], [c.ci95[1] - c.diff]], fmt="o", capsize=3, color=color,
+        ax.errorbar(c.diff, y, xerr=_err(c.diff, *c.ci95), fmt="o", capsize=3, color=color,
                     markerfacecolor=color if c.significant else "white", markersize=6)  # fmt: skip
     ax.axvline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_yticks(ys, [f"{c.a} − {c.b} · {'all' if c.variant == '*' else c.variant}" for c in rows])
@@ -164,8 +177,9 @@ def roles_plot(report: Report, path: Path) -> Path:
                 continue
             ys.append(len(groups) - 1 - j + (len(models) - 1) / 2 * spread - i * spread)
             xs.append(c.value)
-            lo.append(c.value - c.lo)
-            hi.append(c.hi - c.value)
+            whiskers = _err(c.value, c.lo, c.hi) or [[0.0], [0.0]]
+            lo.append(whiskers[0][0])
+            hi.append(whiskers[1][0])
         ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", capsize=2, markersize=4, label=m, color=colors[m])
     ax.set_yticks(range(len(groups))[::-1], [f"{v} · {g.split(':', 1)[1]}" for v, g in groups])
     for j in range(len(groups) - 1):

@@ -24,7 +24,9 @@ size.
   moves estimates below about ±2 very little. Intercepts are not penalised.
 - **Intervals.** A percentile bootstrap (1 000 resamples) over mirrored pairs, resampled within
   each variant, size and pairing (a game whose mirror is missing is its own unit), so every
-  resample keeps the round robin's design.
+  resample keeps the round robin's design. With fewer than 5 deals in some stratum (one or two
+  rounds) a resample is nearly the data itself and the interval would collapse onto the estimate:
+  the intervals are then unknown (NaN, ``null`` in JSON, "too few deals" in tables).
 - **Which pairs differ.** A bootstrap p-value is too optimistic with few pairs (measured: with
   10 pairs per pairing, 3 identical models were "different" in 16% of null tournaments), so the
   test of "A and B deceive equally well" is exact instead: every pairing of a round plays the
@@ -51,7 +53,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .design import deals_per_hand
-from .inference import ALL_VARIANTS, ALPHA, data_seed, holm_tarone, sign_flip_p, smallest_p
+from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, data_seed, holm_tarone, sign_flip_p, smallest_p
 from .results import Results, mafia_margin
 
 PRIOR_SD = 2.5
@@ -145,11 +147,19 @@ class SkillFit:
     #: (mafia model, town model, margin) where every game of that matchup ended the same way: the
     #: likelihood alone would put those skills at ±∞, so they and their intervals rest on the prior
     one_sided: list[tuple[str, str, float]] = field(default_factory=list)
+    #: the fewest deals (mirrored pairs) any variant, size and pairing has: the bootstrap's units
+    deals: int = 0
+
+    @property
+    def intervals_known(self) -> bool:
+        return self.deals >= MIN_INTERVAL_PAIRS
 
     def as_json(self) -> dict[str, object]:
         return {
             "variant": self.variant,
             "games": self.games,
+            "deals": self.deals,
+            "intervals_known": self.intervals_known,
             "intercepts": {k: _num(v) for k, v in self.intercepts.items()},
             "one_sided": [{"mafia": m, "town": t, "margin": y} for m, t, y in self.one_sided],
         }
@@ -313,6 +323,11 @@ def fit_skills(obs: Observations, variant: str, seed: int = 0, resamples: int = 
     draws = model.fit(n, wins, start=theta)
     phi = draws @ model.to_full.T
     draws_dec, draws_det = phi[:, model.S : model.S + model.K], phi[:, model.S + model.K :]
+    # resampling within a stratum that holds one deal redraws that deal every time: the interval
+    # collapses onto the estimate. With too few deals anywhere, the intervals are unknown.
+    deals = min(len(units) for units in by_stratum.values())
+    if deals < MIN_INTERVAL_PAIRS:
+        draws_dec = draws_det = np.full_like(draws_dec, np.nan)
     games = {m: int(np.sum((obs.mafia == i) | (obs.town == i))) for i, m in enumerate(obs.models)}
     skills = [
         Skill(m, variant, _estimate(dec[i], draws_dec[:, i]), _estimate(det[i], draws_det[:, i]), games[m])
@@ -331,10 +346,12 @@ def fit_skills(obs: Observations, variant: str, seed: int = 0, resamples: int = 
         if len(ys) and (np.all(ys == 1) or np.all(ys == 0)):
             one_sided.append((obs.models[i], obs.models[j], float(ys[0])))
     intercepts = dict(zip(obs.strata, c.tolist(), strict=True))
-    return SkillFit(variant, obs.models, intercepts, skills, len(obs.y), diffs, one_sided)
+    return SkillFit(variant, obs.models, intercepts, skills, len(obs.y), diffs, one_sided, deals)
 
 
 def _estimate(point: float, draws: np.ndarray) -> Estimate:
+    if np.isnan(draws).any():
+        return Estimate(float(point), math.nan, math.nan)
     lo, hi = np.percentile(draws, [2.5, 97.5])
     return Estimate(float(point), float(lo), float(hi))
 
