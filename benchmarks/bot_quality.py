@@ -26,9 +26,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.registry import make_player
 from arena.variants import get_variant
 

@@ -16,9 +16,9 @@ import argparse
 import hashlib
 import json
 
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import ActionBase, DecisionRequest, View
-from arena.orchestrator import play
+from arena.run.orchestrator import play
 from arena.players.base import SyncPlayer
 from arena.players.registry import make_player
 from arena.variants import VARIANTS

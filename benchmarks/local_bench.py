@@ -6,7 +6,7 @@ shared), calls and tokens (counts that do not depend on load), the share of prom
 from the seats' saved prefixes (cache hit rate), how fast new prompt tokens are evaluated and
 answers generated, the time spent switching seats, and the **speech figure**: the share of
 speeches that read as speech (dictionary words or seat names, at least half of the words distinct:
-:mod:`arena.speech_quality`), and what the word guard cost (:mod:`arena.players.llm.local_words`).
+:mod:`arena.run.speech_quality`), and what the word guard cost (:mod:`arena.players.llm.local_words`).
 Then the totals over all games. Needs the ``local`` extra.
 
     python benchmarks/local_bench.py                          # one 9-player game, seed 1
@@ -37,7 +37,7 @@ NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jay", "
 
 
 async def play(model: str, variant: str, players: int, seed: int) -> tuple[float, object, dict[str, object]]:
-    from arena.orchestrator import run
+    from arena.run.orchestrator import run
     from arena.players.llm import close_clients
     from arena.players.registry import make_player
     from arena.variants import VARIANTS
@@ -69,7 +69,7 @@ def main() -> int:
     args = parser.parse_args()
     try:
         from arena.players.registry import make_player
-        from arena.speech_quality import dictionary, speech_figure, verdict
+        from arena.run.speech_quality import dictionary, speech_figure, verdict
 
         make_player(args.model, "Ann")  # the extra and the model file are there (a missing one is one line)
         known = dictionary()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Game
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
 from arena.variants import get_variant
 

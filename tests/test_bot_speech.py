@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.bot.speech import Voice
 from arena.players.registry import make_player
 from arena.variants import get_variant

@@ -19,7 +19,7 @@ import pytest
 from arena.engine import ActionBase, DecisionRequest, Event, Game, Option, View
 from arena.engine.actions import Pass, Speak, Verdict
 from arena.engine.requests import FieldSpec
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.bot.legal import is_legal, safe_action

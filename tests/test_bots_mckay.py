@@ -16,7 +16,7 @@ import pytest
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game
 from arena.engine.actions import DeclareCop, Kill, Pass, Peek, PlaceCard
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.bot import BotPlayer
 from arena.players.bot.strategies import STRATEGIES
 from arena.players.bot.strategies.mckay import Duel3Strategy, DuelStrategy, TrioStrategy

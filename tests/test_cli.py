@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.config import DEFAULT_NAMES
-from arena.replay import replay
-from arena.transcript import read_transcript
+from arena.run.config import DEFAULT_NAMES
+from arena.run.replay import replay
+from arena.run.transcript import read_transcript
 from arena.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent

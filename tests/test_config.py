@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import DEFAULT_NAMES, ConfigError, load_config, parse_seat_arg, seat_specs
+from arena.run.config import DEFAULT_NAMES, ConfigError, load_config, parse_seat_arg, seat_specs
 from arena.variants import VARIANTS, get_variant
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,10 +15,10 @@ from pydantic import ValidationError
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, RulesError
 from arena.engine.actions import Check, Heal, Kill, Pass, Speak, Verdict, Visit, Vote
 from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.random import RandomPlayer
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
-from arena.scenario import run_scenario
+from arena.run.scenario import run_scenario
 from arena.variants import get_variant
 from arena.variants.cove import DEFAULT_MAFIA, SAVED_MISTRESS, Cove, CoveOptions
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from arena.engine import ACTION_ADAPTER, KINDS, parse_action
 from arena.engine.actions import Kill, Speak, Verdict
-from arena.orchestrator import run, run_sync
+from arena.run.orchestrator import run, run_sync
 from arena.players.base import Malformed, SyncPlayer
 from arena.players.random import RandomPlayer
 from arena.variants.classic import Classic

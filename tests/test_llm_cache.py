@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.engine import Game
-from arena.orchestrator import run
+from arena.run.orchestrator import run
 from arena.players.llm import close_clients, make_llm_player
 from arena.players.llm.prompt import NO_ANSWER
 from arena.variants import VARIANTS

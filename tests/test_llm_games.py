@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.engine import Game
-from arena.orchestrator import run
+from arena.run.orchestrator import run
 from arena.players.llm import LLMPlayer, close_clients, make_llm_player
 from arena.variants import VARIANTS
 from tests.llm_server import FAULTS, FakeModelServer, common_prefix

@@ -136,7 +136,7 @@ def test_the_example_speeches_of_the_short_prompt_are_what_the_grammar_allows():
     """The short system prompt (local models) shows example speeches: each must be a speech the
     grammar lets a model write and one the speech figure counts; the full prompt has none."""
     from arena.players.llm.prompt import Conversation, make_env
-    from arena.speech_quality import dictionary, reads_as_speech
+    from arena.run.speech_quality import dictionary, reads_as_speech
     from arena.variants import VARIANTS
 
     seats = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus"]

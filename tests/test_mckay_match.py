@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Game, RulesError
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.random import RandomPlayer
 from arena.players.scripted import ScriptedPlayer
-from arena.scenario import run_scenario
+from arena.run.scenario import run_scenario
 from arena.variants import get_variant
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from arena.engine import ActionBase, DecisionRequest, Game, View, dump_action
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
 from arena.players.llm.prompt import Conversation, legal_answers, make_env

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from arena.cli import main
-from arena.transcript import read_transcript
+from arena.run.transcript import read_transcript
 from tests.llm_server import FakeModelServer
 
 KEY_VAR = "ARENA_TEST_KEY"

@@ -10,7 +10,7 @@ import pytest
 
 from arena.engine import DecisionRequest, Game, Option, Repertoire, View
 from arena.engine.actions import Claim, Speak
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.bot.player import BotPlayer
 from arena.players.random import RandomPlayer
 from arena.variants import VARIANTS

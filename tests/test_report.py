@@ -26,17 +26,17 @@ import pytest
 from rich.console import Console
 
 from arena.cli import main
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import Event, Game
-from arena.orchestrator import play, run
+from arena.run.orchestrator import play, run
 from arena.players.bot import BotPlayer
 from arena.players.random import RandomPlayer
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
-from arena.replay import replay
+from arena.run.replay import replay
 from arena.report.html import render_game
 from arena.report.show import show
 from arena.report.story import build_story, same_role
-from arena.transcript import TranscriptWriter, read_transcript
+from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS, get_variant
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,13 +26,13 @@ from rich.console import Console
 
 import tests.test_report as base
 from arena.cli import main
-from arena.console import print_result
+from arena.cli.console import print_result
 from arena.engine import Event
-from arena.outcome import fates
-from arena.replay import replay_game
+from arena.run.outcome import fates
+from arena.run.replay import replay_game
 from arena.report.html import render_game
 from arena.report.story import build_story, private_line
-from arena.transcript import read_transcript
+from arena.run.transcript import read_transcript
 from tests.test_report import GAME_KEYS, MCKAY, TOURNAMENT, Browser
 
 # the fixtures of the report tests, shared: the same games, the same browser

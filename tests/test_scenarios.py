@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.scenario import run_scenario
+from arena.run.scenario import run_scenario
 
 HERE = Path(__file__).parent / "scenarios"
 CASES = sorted(p for p in HERE.glob("*.json") if not p.name.endswith(".expected.json"))

@@ -1,11 +1,11 @@
-"""The speech figure's measure (arena.speech_quality): what reads as speech and what does not."""
+"""The speech figure's measure (arena.run.speech_quality): what reads as speech and what does not."""
 
 from __future__ import annotations
 
 import pytest
 
 from arena.players.wordlist import BUNDLED, COPYRIGHT, bundle, keep
-from arena.speech_quality import WORDS_ENV, SpeechFigure, dictionary, reads_as_speech, speech_figure, verdict, word_list_path
+from arena.run.speech_quality import WORDS_ENV, SpeechFigure, dictionary, reads_as_speech, speech_figure, verdict, word_list_path
 
 KNOWN = frozenset({"a", "i", "trust", "not", "no", "yes", "the", "mafia", "is", "lying", "don't", "well", "known"})
 KNOWN |= {"hello", "everyone", "who", "voted"}

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from openskill.models import PlackettLuce
 
-from arena.config import ConfigError
+from arena.run.config import ConfigError
 from arena.tournament.balance import BalanceError, balance, parse_sizes, wilson
 from arena.tournament.config import load_tournament, parse_tournament
 from arena.tournament.design import NAME_POOL, build_design, role_counts

@@ -206,7 +206,7 @@ def test_a_kill_9_leaves_a_lock_the_next_run_takes(tmp_path):
 # ---- a game is the same whichever process plays it ---------------------------------------------------
 ORDER_SCRIPT = """
 import json, sys
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.registry import make_player
 from arena.tournament.config import parse_tournament
 from arena.tournament.design import build_design

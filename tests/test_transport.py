@@ -23,8 +23,8 @@ from arena.cli import main
 from arena.players.llm.transport import Breaker
 from arena.players.llm.usage import Usage
 from arena.players.redact import REDACTED, redact, register_key
-from arena.transcript import read_transcript
-from arena.usage_table import print_usage
+from arena.run.transcript import read_transcript
+from arena.cli.usage_table import print_usage
 from tests.llm_server import FakeModelServer, Gate
 
 KEY_VAR = "ARENA_TEST_KEY"
@@ -167,7 +167,7 @@ def test_a_server_slow_to_answer_its_first_call_passes_the_check():
 def test_local_seats_and_bots_are_not_checked_over_the_network():
     from types import SimpleNamespace
 
-    from arena.calls import network_seats
+    from arena.cli.calls import network_seats
     from arena.players.llm.profiles import resolve_spec
 
     local = SimpleNamespace(profile=resolve_spec("local:/nowhere/model.gguf", {}))

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from arena.engine import Death, Event, Game, RulesError
 from arena.engine.game import NO
-from arena.orchestrator import run_sync
+from arena.run.orchestrator import run_sync
 from arena.players.random import RandomPlayer
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
 from arena.variants import get_variant

@@ -1,7 +1,7 @@
 """Events in words: the sentences every screen and report shares.
 
 Pure functions of events and actions (no I/O, no terminal): the game printer
-(:mod:`arena.console`), the human's screen (:mod:`arena.players.human`) and the reports
+(:mod:`arena.cli.console`), the human's screen (:mod:`arena.players.human`) and the reports
 (:mod:`arena.report`) word the same event the same way. :func:`public_line` words an event
 everyone saw, :func:`private_line` one that only some players (or the moderator) saw, and
 :func:`fate_text` a death ("killed by the mafia on night 1", "executed on day 2").

@@ -36,7 +36,7 @@ class StopGame(Exception):
 
     The game is not finished: its transcript gets a summary marked ``aborted`` with this message.
     It lives here, beside the answers, so that a player can stop a game without importing the
-    orchestrator that catches it (``arena.orchestrator.StopGame`` is the same class).
+    orchestrator that catches it (``arena.run.orchestrator.StopGame`` is the same class).
     """
 
     #: True when the stop is a failure of the run (an endpoint down), not a choice (a person quit):

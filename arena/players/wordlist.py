@@ -3,7 +3,7 @@
 In the players layer because a player (the local models' word guard) reads it; the speech figure,
 a metric, reads it from here.
 
-Used by the speech figure (:mod:`arena.speech_quality`) and by the local models' word guard
+Used by the speech figure (:mod:`arena.run.speech_quality`) and by the local models' word guard
 (:mod:`arena.players.llm.local_words`), so that what a local model may say and what the figure
 counts as a word are the same list.
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.report.folder import ReportError, report_folder
 from arena.report.html import render_game
-from arena.transcript import TranscriptError, read_transcript
+from arena.run.transcript import TranscriptError, read_transcript
 
 __all__ = ["ReportError", "report"]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from arena.report.html import render_index, render_story
 from arena.report.story import Story, build_story
-from arena.transcript import TranscriptError, read_transcript
+from arena.run.transcript import TranscriptError, read_transcript
 
 TEAM_COLOURS = {"town": "#1f5fae", "mafia": "#b3261e", "maniac": "#7a3bb0", "draw": "#9aa0a6", "unfinished": "#d5d8dc"}
 OTHER_COLOUR = "#2e7d5b"

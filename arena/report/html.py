@@ -15,7 +15,7 @@ import jinja2
 import arena
 from arena.report.story import Story, build_story
 from arena.report.words import BONUS_MEANING
-from arena.transcript import Transcript
+from arena.run.transcript import Transcript
 
 TEMPLATES = Path(__file__).parent / "templates"
 

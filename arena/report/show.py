@@ -1,6 +1,6 @@
 """``arena show``: a transcript told in the terminal, in the console's own sentences.
 
-Public lines are the ones ``arena play`` prints as a game happens (``arena.console``), so a game
+Public lines are the ones ``arena play`` prints as a game happens (``arena.cli.console``), so a game
 reads the same live and afterwards; private lines, answers and claims are written in words
 (:mod:`arena.report.words`), never as Python values. Everything comes from the same
 :class:`~arena.report.story.Story` the HTML report is built from. With ``--as NAME`` the story is
@@ -23,7 +23,7 @@ from arena.engine.wording import public_line
 from arena.report.knowledge import Statement
 from arena.report.story import Answer, Item, SeatUsage, Story, audience_label, build_story, private_line
 from arena.report.words import action_words, thought
-from arena.transcript import Transcript
+from arena.run.transcript import Transcript
 
 
 class ShowError(ValueError):

@@ -27,12 +27,12 @@ from arena.engine import Event
 from arena.engine.events import MODERATOR, PUBLIC
 from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
 from arena.engine.wording import private_line as console_private_line
-from arena.outcome import Fate, fates, result_text
+from arena.run.outcome import Fate, fates, result_text
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
 from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
 from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision
 from arena.report.words import HAND_ENDS, action_words, claim_words, names, slot_words, thought
-from arena.transcript import Transcript
+from arena.run.transcript import Transcript
 
 __all__ = [
     "ROLE_FAMILIES", "Answer", "Call", "Item", "Seat", "SeatUsage", "Section", "Story", "Usage", "build_story",

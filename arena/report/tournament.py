@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.outcome import result_text
+from arena.run.outcome import result_text
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
 

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.transcript import Transcript
+from arena.run.transcript import Transcript
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
 
 Z95 = 1.959963984540054
@@ -63,7 +63,7 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
 
 def _play_chunk(job: Chunk) -> tuple[int, Counter[str], float]:
     """Worker: play games ``first .. first + count - 1`` of one size; returns (size, winners, CPU seconds)."""
-    from arena.orchestrator import run_sync
+    from arena.run.orchestrator import run_sync
     from arena.players.registry import make_player
     from arena.variants import get_variant
 

@@ -1,8 +1,8 @@
 """The ``arena tournament``, ``arena leaderboard`` and ``arena balance`` subcommands.
 
 They live here and are added to the ``arena`` parser by :func:`add_commands`, so the shared
-``arena/cli.py`` only calls one function. Bad input is one line and exit code 2, as everywhere
-(:class:`~arena.cli_base.CliError`, from the layer both CLI modules build on: this module never
+``arena/cli/__init__.py`` only calls one function. Bad input is one line and exit code 2, as everywhere
+(:class:`~arena.cli.base.CliError`, from the layer both CLI modules build on: this module never
 imports ``arena.cli``).
 """
 
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli_base import CliError, variant_class
+from arena.cli.base import CliError, variant_class
 
 
 def _cli_error(message: str) -> Exception:
@@ -108,7 +108,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_balance(args: argparse.Namespace) -> int:
-    from arena.config import load_config
+    from arena.run.config import load_config
 
     from .balance import BalanceError, balance, parse_sizes
     from .distributed import ClusterError, RayChunks

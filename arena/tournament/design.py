@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
 
 from .config import ModelEntry, TournamentConfig

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.transcript import utc_now
+from arena.run.transcript import utc_now
 
 from .config import ModelEntry, TournamentConfig
 from .design import GameSpec

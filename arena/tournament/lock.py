@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.transcript import utc_now
+from arena.run.transcript import utc_now
 
 try:
     import fcntl

@@ -58,7 +58,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.transcript import Transcript
+from arena.run.transcript import Transcript
 
 TOWN = "town"
 VOTE_CAUSES = frozenset({"execution", "vote"})

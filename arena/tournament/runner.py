@@ -39,12 +39,12 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from arena.config import ConfigError
+from arena.run.config import ConfigError
 from arena.engine import Game
-from arena.orchestrator import run, run_sync
+from arena.run.orchestrator import run, run_sync
 from arena.players.base import StopGame, SyncPlayer
 from arena.players.redact import redact
-from arena.transcript import TranscriptWriter, read_transcript, utc_now
+from arena.run.transcript import TranscriptWriter, read_transcript, utc_now
 
 from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
@@ -275,7 +275,7 @@ def play_builtin(spec: GameSpec, *, beliefs: bool = False) -> GameRecord:
     rows are a function of ``spec`` alone (apart from the clock times), ready for any process.
     """
     from arena.players.registry import make_player
-    from arena.transcript import summary_record
+    from arena.run.transcript import summary_record
 
     started = utc_now().isoformat(timespec="seconds")
     clock = time.perf_counter()

@@ -1,7 +1,7 @@
 """What the human's terminal shows: their view as sentences, the table of seats, help, and the
 after-game report of the night.
 
-Events are worded by :mod:`arena.console` (the same sentences as the game printer); this module
+Events are worded by :mod:`arena.cli.console` (the same sentences as the game printer); this module
 only chooses which of the seat's own events to show and marks the private ones. Everything it
 prints during a game is built from the seat's :class:`~arena.engine.View` and its requests; only
 :func:`night_report`, called once the game is over, reads the whole log.

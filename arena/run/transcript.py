@@ -148,7 +148,7 @@ class TranscriptWriter:
             "players": {name: players.get(name, "?") for name in game.seats},
             "version": arena.__version__,
             "started": self.started.isoformat(timespec="seconds"),
-            **(extra or {}),  # e.g. "clock": how a table on the wall clock ran (arena.wallclock)
+            **(extra or {}),  # e.g. "clock": how a table on the wall clock ran (arena.run.wallclock)
         }
         self._file.write(dumps(header) + "\n")
         self._file.flush()

@@ -2,7 +2,7 @@
 
 A game's result is said with its reason in words ("town wins: every mafia member is gone"),
 never as the engine's reason code ("win", "max_days", "match"): :func:`result_text`, used by the
-terminal's result line (:mod:`arena.console`), ``arena show`` and the reports.
+terminal's result line (:mod:`arena.cli.console`), ``arena show`` and the reports.
 
 A death is worded by :func:`arena.engine.wording.fate_text` ("killed by the mafia on night 1",
 "executed on day 2") from the death's cause, day and phase; :func:`fates` finds each player's

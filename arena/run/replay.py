@@ -2,7 +2,7 @@
 
 The game is rebuilt from the header (variant, seats, options, seed). Each player's recorded
 answers — its ``rejected``, ``action`` and ``forfeit`` events — are offered again to the same
-decisions, through the orchestrator's own :class:`~arena.orchestrator.Ruling`:
+decisions, through the orchestrator's own :class:`~arena.run.orchestrator.Ruling`:
 
 - a ``rejected`` event offers its ``action`` again, or its ``raw`` answer (not an action at all)
   with the recorded complaint;
@@ -27,9 +27,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena.engine import Game, RulesError, parse_action
-from arena.orchestrator import Ruling
+from arena.run.orchestrator import Ruling
 from arena.players.base import Malformed
-from arena.transcript import Transcript, normalise
+from arena.run.transcript import Transcript, normalise
 from arena.variants import get_variant
 
 ANSWER_EVENTS = frozenset(("rejected", "action", "forfeit", "player_timeout", "player_error"))

@@ -20,11 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from arena.calls import check_model_seats, model_calls_option
-from arena.cli_base import USAGE_ERROR, CliError, Parser, variant_class
-from arena.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
+from arena.cli.calls import check_model_seats, model_calls_option
+from arena.cli.base import USAGE_ERROR, CliError, Parser, variant_class
+from arena.run.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
 from arena.engine import Game, RulesError
-from arena.usage_table import print_usage
+from arena.cli.usage_table import print_usage
 
 # the shared pieces under their old names here (other modules and tests use them)
 _Parser = Parser
@@ -62,7 +62,7 @@ def _players(
 
 async def _run_and_close(game: Game, players: dict[str, Any], observers: list[Any], clock: Any = None) -> None:
     """Play on an event loop, then let model seats close their connections on that same loop."""
-    from arena.orchestrator import run
+    from arena.run.orchestrator import run
 
     try:
         await run(game, players, observers, clock=clock)
@@ -88,7 +88,7 @@ def _in_terminal(human: Any, game: Callable[[], None]) -> None:
 def _wall_clock(args: argparse.Namespace, game: Game, human: str | None) -> Any:
     """The wall clock of a McKay table with a person at it (beats of real seconds), else None."""
     from arena.variants.mckay.common import McKayGame
-    from arena.wallclock import DEFAULT_BEAT_SECONDS, ClockError, ThinkTime, WallClock
+    from arena.run.wallclock import DEFAULT_BEAT_SECONDS, ClockError, ThinkTime, WallClock
 
     if human is None or not isinstance(game, McKayGame):
         for flag, value in (("--beat-seconds", args.beat_seconds), ("--think", args.think)):
@@ -124,11 +124,11 @@ def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> An
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.console import Printer, print_result
-    from arena.orchestrator import play
+    from arena.cli.console import Printer, print_result
+    from arena.run.orchestrator import play
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report, seat_human
-    from arena.transcript import TranscriptWriter
+    from arena.run.transcript import TranscriptWriter
 
     variant = _variant(args.variant)
     config = load_config(variant, args.config)
@@ -219,7 +219,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 # ---- variants, scenario, replay, bench --------------------------------------------------------------
 def cmd_variants(args: argparse.Namespace) -> int:
-    from arena.console import print_variants
+    from arena.cli.console import print_variants
     from arena.variants import VARIANTS
 
     print_variants(Console(), VARIANTS)
@@ -238,7 +238,7 @@ def _read_json(path: str) -> Any:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    from arena.scenario import run_scenario
+    from arena.run.scenario import run_scenario
 
     spec = _read_json(args.file)
     if not isinstance(spec, dict):
@@ -266,8 +266,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from arena.replay import ReplayError, replay
-    from arena.transcript import TranscriptError, read_transcript
+    from arena.run.replay import ReplayError, replay
+    from arena.run.transcript import TranscriptError, read_transcript
 
     try:
         result = replay(read_transcript(args.file))
@@ -278,7 +278,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from arena.bench import bench
+    from arena.run.bench import bench
 
     variant = _variant(args.variant)
     config = load_config(variant, args.config)
@@ -307,7 +307,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from arena.report.show import ShowError, show
-    from arena.transcript import TranscriptError, read_transcript
+    from arena.run.transcript import TranscriptError, read_transcript
 
     try:
         show(read_transcript(args.file), Console(), args.as_name)

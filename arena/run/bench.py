@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from arena.config import DEFAULT_NAMES
+from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
-from arena.orchestrator import play
+from arena.run.orchestrator import play
 from arena.players.registry import make_player
 
 

@@ -68,7 +68,7 @@ def fit_tables(title: str, key: Column, columns: Sequence[Column], width: int, b
 def _forfeits(game: Game | None) -> dict[str, int]:
     if game is None:
         return {}
-    from arena.transcript import answer_counts
+    from arena.run.transcript import answer_counts
 
     return {seat: counts["forfeits"] for seat, counts in answer_counts(game).items()}
 

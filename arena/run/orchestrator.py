@@ -15,7 +15,7 @@ from typing import Any
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, View
 from arena.players.base import Answer, Beat, GiveUp, Malformed, Player, StopGame, SyncPlayer
 from arena.players.redact import redact
-from arena.wallclock import WallClock
+from arena.run.wallclock import WallClock
 
 __all__ = ["Observer", "Ruling", "StopGame", "play", "run", "run_sync"]
 Observer = Callable[[Game], None]
@@ -108,7 +108,7 @@ async def run(
     prepared), so the log never depends on which answer arrived first.
 
     With ``clock`` (McKay's games with a person at the table) every beat lasts its seconds on the
-    wall clock and each answer goes to the engine with its arrival time (:mod:`arena.wallclock`):
+    wall clock and each answer goes to the engine with its arrival time (:mod:`arena.run.wallclock`):
     there, when an answer arrives is part of it.
     Observers with an ``async hold(game)`` method may keep the next step waiting (the person's
     screen, paging the rest of a game after their death).

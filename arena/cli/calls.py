@@ -24,7 +24,7 @@ from arena.engine import Game
 
 
 def _cli_error(message: str) -> Exception:
-    from arena.cli_base import CliError
+    from arena.cli.base import CliError
 
     return CliError(message)
 
