@@ -26,10 +26,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game
-from arena.run.orchestrator import run_sync
 from arena.players.registry import make_player
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests.bot_stats; PYTHONPATH still picks the arena

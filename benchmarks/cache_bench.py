@@ -151,8 +151,8 @@ def measure(log: list[dict[str, Any]]) -> tuple[int, int, list[float], bool]:
 
 
 async def play(variant: str, style: str, players: int | None, options: dict[str, Any], seed: int) -> Figures:
-    from arena.run.orchestrator import run
     from arena.players.llm import close_clients, make_llm_player
+    from arena.run.orchestrator import run
     from arena.variants import VARIANTS
     from tests.llm_server import FakeModelServer
 

@@ -16,11 +16,11 @@ import argparse
 import hashlib
 import json
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import ActionBase, DecisionRequest, View
-from arena.run.orchestrator import play
 from arena.players.base import SyncPlayer
 from arena.players.registry import make_player
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import play
 from arena.variants import VARIANTS
 
 #: the request fields hashed (``repertoire`` is a property: read, it is built)

@@ -37,9 +37,9 @@ NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jay", "
 
 
 async def play(model: str, variant: str, players: int, seed: int) -> tuple[float, object, dict[str, object]]:
-    from arena.run.orchestrator import run
     from arena.players.llm import close_clients
     from arena.players.registry import make_player
+    from arena.run.orchestrator import run
     from arena.variants import VARIANTS
 
     cls = VARIANTS[variant]

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Game
-from arena.run.orchestrator import run_sync
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 
 

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from arena.engine import DecisionRequest, Event, FieldSpec, Game, Option, View
-from arena.run.orchestrator import run_sync
 from arena.players.base import SyncPlayer
 from arena.players.llm.prompt import legal_answers
 from arena.players.registry import make_player
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
 
 GAMES = 200

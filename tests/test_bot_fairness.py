@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game
-from arena.run.orchestrator import run_sync
 from arena.players.registry import make_player
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 from tests.bot_stats import Pick, first_accusation, first_mckay_target, first_night_targets, uniform_p
 

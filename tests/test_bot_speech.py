@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game
-from arena.run.orchestrator import run_sync
 from arena.players.bot.speech import Voice
 from arena.players.registry import make_player
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 
 TABLES = {"classic": 9, "village": 9, "cove": 10, "duel": 2, "duel3": 3, "trio": 3}

@@ -19,12 +19,12 @@ import pytest
 from arena.engine import ActionBase, DecisionRequest, Event, Game, Option, View
 from arena.engine.actions import Pass, Speak, Verdict
 from arena.engine.requests import FieldSpec
-from arena.run.orchestrator import run_sync
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.bot.legal import is_legal, safe_action
 from arena.players.bot.memory import Memory
 from arena.players.registry import make_player
+from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS, get_variant
 
 NAMES = [

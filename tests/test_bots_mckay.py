@@ -16,11 +16,11 @@ import pytest
 
 from arena.engine import ActionBase, Decision, DecisionRequest, Game
 from arena.engine.actions import DeclareCop, Kill, Pass, Peek, PlaceCard
-from arena.run.orchestrator import run_sync
 from arena.players.bot import BotPlayer
 from arena.players.bot.strategies import STRATEGIES
 from arena.players.bot.strategies.mckay import Duel3Strategy, DuelStrategy, TrioStrategy
 from arena.players.registry import make_player
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 
 SEATS = ("Ann", "Bob", "Cid")

@@ -15,9 +15,9 @@ from pydantic import ValidationError
 from arena.engine import ActionBase, Decision, DecisionRequest, Game, RulesError
 from arena.engine.actions import Check, Heal, Kill, Pass, Speak, Verdict, Visit, Vote
 from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT
-from arena.run.orchestrator import run_sync
 from arena.players.random import RandomPlayer
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.run.orchestrator import run_sync
 from arena.run.scenario import run_scenario
 from arena.variants import get_variant
 from arena.variants.cove import DEFAULT_MAFIA, SAVED_MISTRESS, Cove, CoveOptions
@@ -557,8 +557,11 @@ def test_nominations() -> None:
 def test_single_highest_leaves_after_last_words() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(game, {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Bob", "Cat": "Bob", "Dan": "Cat", "Eve": "Cat", "Gus": None})
+    day(
+        game,
+        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Bob", "Cat": "Bob", "Dan": "Cat", "Eve": "Cat", "Gus": None},
+    )
     last = pending(game, "Cat")
     assert last.group == "last_words" and last.talk == "all" and last.default == SPEAK_SILENT
     assert game.is_alive("Cat")
@@ -582,8 +585,11 @@ def test_no_votes_at_all_send_nobody_out() -> None:
 
 def _tie_day(game: Cove) -> None:
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(game, {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": None, "Gus": None})
+    day(
+        game,
+        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Cat", "Cat": "Bob", "Dan": "Bob", "Eve": None, "Gus": None},
+    )
     assert events(game, "vote_result")[-1]["tied"] == ["Bob", "Cat"]
     assert [r.player for r in game.pending()] == ["Bob"] and pending(game, "Bob").group == "defence"
     drive(game, Bob=Speak(speech="not me"))
@@ -624,8 +630,11 @@ def test_two_way_tie_0_0_revote_then_both_leave_needs_more_than_half() -> None:
 def test_three_way_tie_revote_then_nobody_leaves(again: str) -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(game, {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"})
+    day(
+        game,
+        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"},
+    )
     assert events(game, "vote_result")[-1]["tied"] == ["Bob", "Cat", "Dan"] and game.phase == "revote"
     if again == "abstain":
         drive(game, **dict.fromkeys(game.alive, ABSTAIN))  # 0-0-0 is a tie of three again
@@ -640,8 +649,11 @@ def test_three_way_tie_revote_then_nobody_leaves(again: str) -> None:
 def test_three_way_tie_revote_single_leader_leaves() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")
-    day(game, {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
-        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"})
+    day(
+        game,
+        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Cat"},
+        {"Ann": "Cat", "Bob": "Dan", "Cat": "Bob", "Dan": "Bob", "Eve": "Cat", "Gus": "Dan"},
+    )
     drive(game, Ann=Vote(target="Dan"), Bob=Vote(target="Dan"), Cat=Vote(target="Bob"), Dan=ABSTAIN, Eve=ABSTAIN,
           Gus=ABSTAIN)  # fmt: skip
     assert events(game, "vote_result")[-1]["result"] == "Dan"
@@ -711,8 +723,11 @@ def test_end_is_checked_after_the_night() -> None:
 def test_mafia_parity_with_the_maniac_alive_goes_on_until_he_dies() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Gus")  # Eve and Fox die
-    day(game, {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Gus": "Dan"},
-        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Gus": None})
+    day(
+        game,
+        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Gus": "Dan"},
+        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Gus": None},
+    )
     drive(game, Dan=Speak())
     assert game.alive == ("Ann", "Bob", "Cat", "Gus") and not game.finished and game.phase == "night"
     night(game, mafia="Cat", maniac="Gus")  # the maniac is the mafia's victim: his choice is void
@@ -731,8 +746,11 @@ def test_max_days_draw() -> None:
 def test_both_leave_can_empty_the_table_for_a_draw() -> None:
     game = new()
     night(game, visit="Eve", mafia="Fox", maniac="Gus", check="Ann", heal="Eve")  # Fox and Gus die
-    day(game, {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Eve": "Dan"},
-        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Eve": "Dan"})
+    day(
+        game,
+        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": "Bob", "Eve": "Dan"},
+        {"Ann": "Dan", "Bob": "Dan", "Cat": "Dan", "Dan": None, "Eve": "Dan"},
+    )
     drive(game, Dan=Speak())
     assert game.alive == ("Ann", "Bob", "Cat", "Eve") and not game.finished  # parity, the maniac alive
     night(game, mafia="Eve", maniac="Bob", check="Cat")

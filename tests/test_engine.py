@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from arena.engine import ACTION_ADAPTER, KINDS, parse_action
 from arena.engine.actions import Kill, Speak, Verdict
-from arena.run.orchestrator import run, run_sync
 from arena.players.base import Malformed, SyncPlayer
 from arena.players.random import RandomPlayer
+from arena.run.orchestrator import run, run_sync
 from arena.variants.classic import Classic
 
 SEATS = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy"]

@@ -20,17 +20,17 @@ import pytest
 from rich.console import Console
 
 from arena.cli import main
-from arena.run.config import DEFAULT_NAMES
 from arena.cli.console import _private
 from arena.engine import ActionBase, DecisionRequest, Game, View
 from arena.engine.actions import Speak
-from arena.run.orchestrator import StopGame, run
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer, seat_human
 from arena.players.human.keyboard import EOF, Key
 from arena.players.human.menu import match, move_entries
 from arena.players.human.screen import lines_of, night_report
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import StopGame, run
 from arena.run.replay import replay
 from arena.run.transcript import read_transcript
 from arena.variants import VARIANTS

@@ -18,21 +18,21 @@ import pytest
 from rich.console import Console
 
 from arena.cli import main
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import ActionBase, Decision, DecisionRequest, Event, Game
 from arena.engine.actions import Claim, DeclareCop, Kill, Pass
 from arena.engine.wording import and_list
-from arena.run.orchestrator import run
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer
 from arena.players.human.keyboard import Key
 from arena.players.human.menu import parse_claim
 from arena.players.human.screen import event_line
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import run
 from arena.run.replay import replay
 from arena.run.transcript import TranscriptWriter, read_transcript
-from arena.variants import VARIANTS
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
+from arena.variants import VARIANTS
 
 
 # ---- helpers ----------------------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from arena.engine import Game
-from arena.run.orchestrator import run
 from arena.players.llm import close_clients, make_llm_player
 from arena.players.llm.prompt import NO_ANSWER
+from arena.run.orchestrator import run
 from arena.variants import VARIANTS
 from tests.llm_server import FakeModelServer, reuse
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from arena.engine import Game
-from arena.run.orchestrator import run
 from arena.players.llm import LLMPlayer, close_clients, make_llm_player
+from arena.run.orchestrator import run
 from arena.variants import VARIANTS
 from tests.llm_server import FAULTS, FakeModelServer, common_prefix
 

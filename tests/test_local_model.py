@@ -19,7 +19,6 @@ from rich.console import Console
 from arena.cli import main, print_usage
 from arena.engine.game import names_spec
 from arena.engine.requests import DecisionRequest, Option
-from arena.run.orchestrator import run
 from arena.players.base import GiveUp
 from arena.players.llm import close_clients
 from arena.players.llm.local import LocalStats
@@ -29,6 +28,7 @@ from arena.players.llm.profiles import resolve_spec
 from arena.players.llm.schema import KindSchemas
 from arena.players.llm.usage import Usage
 from arena.players.registry import SpecError, make_player
+from arena.run.orchestrator import run
 from arena.run.transcript import TranscriptWriter
 from arena.variants import VARIANTS
 from tests.test_audit import audit

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Game, RulesError
-from arena.run.orchestrator import run_sync
 from arena.players.random import RandomPlayer
 from arena.players.scripted import ScriptedPlayer
+from arena.run.orchestrator import run_sync
 from arena.run.scenario import run_scenario
 from arena.variants import get_variant
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Game
-from arena.run.orchestrator import run_sync
 from arena.players.scripted import ScriptedPlayer
-from arena.tournament.metrics import Belief, Stat, claim_is_true, team_stats, transcript_stats
+from arena.run.orchestrator import run_sync
 from arena.run.transcript import TranscriptWriter, read_transcript
+from arena.tournament.metrics import Belief, Stat, claim_is_true, team_stats, transcript_stats
 from arena.variants import get_variant
 
 ROOT = Path(__file__).resolve().parent

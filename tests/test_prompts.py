@@ -12,12 +12,12 @@ import pytest
 from pydantic import BaseModel
 
 from arena.engine import ActionBase, DecisionRequest, Game, View, dump_action
-from arena.run.orchestrator import run_sync
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
 from arena.players.llm.prompt import Conversation, legal_answers, make_env
 from arena.players.llm.schema import KindSchemas
 from arena.players.random import RandomPlayer
+from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
 from arena.variants.mckay import scoring
 

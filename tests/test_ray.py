@@ -28,12 +28,12 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from arena.run.replay import replay  # noqa: E402
+from arena.run.transcript import read_transcript  # noqa: E402
 from arena.tournament.balance import balance  # noqa: E402
 from arena.tournament.config import parse_tournament  # noqa: E402
 from arena.tournament.design import build_design  # noqa: E402
 from arena.tournament.distributed import RayChunks, RayExecutor  # noqa: E402
 from arena.tournament.runner import TournamentCalls, run_tournament  # noqa: E402
-from arena.run.transcript import read_transcript  # noqa: E402
 from arena.variants import get_variant  # noqa: E402
 from tests.helpers import bot_vs_model_tournament, count_rows  # noqa: E402
 from tests.llm_server import FakeModelServer, Gate, SlowServer  # noqa: E402

@@ -10,9 +10,9 @@ import pytest
 
 from arena.engine import DecisionRequest, Game, Option, Repertoire, View
 from arena.engine.actions import Claim, Speak
-from arena.run.orchestrator import run_sync
 from arena.players.bot.player import BotPlayer
 from arena.players.random import RandomPlayer
+from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
 
 GAMES = 60

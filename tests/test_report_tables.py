@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.run.config import DEFAULT_NAMES
-from arena.run.orchestrator import run
 from arena.players.human import HumanPlayer
 from arena.players.human.keyboard import EOF, Key
 from arena.players.llm import close_clients, make_llm_player
 from arena.players.registry import make_player
 from arena.report.html import render_game
 from arena.report.story import build_story
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import run
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.variants import get_variant
 from tests.llm_server import FakeModelServer

@@ -28,12 +28,13 @@ import tests.test_report as base
 from arena.cli import main
 from arena.cli.console import print_result
 from arena.engine import Event
-from arena.run.outcome import fates
-from arena.run.replay import replay_game
 from arena.report.html import render_game
 from arena.report.story import build_story, private_line
+from arena.run.outcome import fates
+from arena.run.replay import replay_game
 from arena.run.transcript import read_transcript
-from tests.test_report import GAME_KEYS, MCKAY, TOURNAMENT, Browser
+from tests.browser import Browser
+from tests.test_report import GAME_KEYS, MCKAY, TOURNAMENT
 
 # the fixtures of the report tests, shared: the same games, the same browser
 games, scripted, model_game, browser = base.games, base.scripted, base.model_game, base.browser

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from arena.run.replay import replay
+from arena.run.transcript import read_transcript
 from arena.tournament.config import parse_tournament
 from arena.tournament.design import build_design
 from arena.tournament.runner import run_tournament
-from arena.run.transcript import read_transcript
 from tests.llm_server import FakeModelServer, SlowServer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 import arena
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import DecisionRequest, Game, View
 from arena.engine.actions import Kill, Speak, Verdict, Vote
-from arena.run.orchestrator import StopGame, play
 from arena.players.base import Answer, Malformed, SyncPlayer
 from arena.players.random import RandomPlayer
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import StopGame, play
 from arena.run.replay import replay
 from arena.run.transcript import TranscriptError, TranscriptWriter, normalise, read_transcript
 from arena.variants import VARIANTS, get_variant

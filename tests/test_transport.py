@@ -20,11 +20,11 @@ import pytest
 from rich.console import Console
 
 from arena.cli import main
+from arena.cli.usage_table import print_usage
 from arena.players.llm.transport import Breaker
 from arena.players.llm.usage import Usage
 from arena.players.redact import REDACTED, redact, register_key
 from arena.run.transcript import read_transcript
-from arena.cli.usage_table import print_usage
 from tests.llm_server import FakeModelServer, Gate
 
 KEY_VAR = "ARENA_TEST_KEY"

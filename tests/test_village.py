@@ -14,9 +14,9 @@ from pydantic import ValidationError
 
 from arena.engine import Death, Event, Game, RulesError
 from arena.engine.game import NO
-from arena.run.orchestrator import run_sync
 from arena.players.random import RandomPlayer
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 from arena.variants.village import Village
 

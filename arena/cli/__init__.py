@@ -20,11 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from arena.cli.calls import check_model_seats, model_calls_option
 from arena.cli.base import USAGE_ERROR, CliError, Parser, variant_class
-from arena.run.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
-from arena.engine import Game, RulesError
+from arena.cli.calls import check_model_seats, model_calls_option
 from arena.cli.usage_table import print_usage
+from arena.engine import Game, RulesError
+from arena.run.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
 
 # the shared pieces under their old names here (other modules and tests use them)
 _Parser = Parser
@@ -87,8 +87,8 @@ def _in_terminal(human: Any, game: Callable[[], None]) -> None:
 
 def _wall_clock(args: argparse.Namespace, game: Game, human: str | None) -> Any:
     """The wall clock of a McKay table with a person at it (beats of real seconds), else None."""
-    from arena.variants.mckay.common import McKayGame
     from arena.run.wallclock import DEFAULT_BEAT_SECONDS, ClockError, ThinkTime, WallClock
+    from arena.variants.mckay.common import McKayGame
 
     if human is None or not isinstance(game, McKayGame):
         for flag, value in (("--beat-seconds", args.beat_seconds), ("--think", args.think)):
@@ -125,9 +125,9 @@ def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> An
 
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.cli.console import Printer, print_result
-    from arena.run.orchestrator import play
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report, seat_human
+    from arena.run.orchestrator import play
     from arena.run.transcript import TranscriptWriter
 
     variant = _variant(args.variant)

@@ -34,8 +34,8 @@ from arena.engine.wording import (
     speech_line,
     vote_result_line,
 )
-from arena.run.outcome import result_text
 from arena.players.human.screen import hand_table  # the after-hand table both screens print
+from arena.run.outcome import result_text
 
 __all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_variants"]
 

@@ -49,6 +49,7 @@ def _parse(answer: ActionBase | dict[str, Any] | None) -> Answer:
     try:
         return parse_action(answer)
     except ValidationError as exc:
-        return Malformed(answer, "not a valid action: " + "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}" for e in exc.errors()
-        ))
+        return Malformed(
+            answer,
+            "not a valid action: " + "; ".join(f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}" for e in exc.errors()),
+        )

@@ -27,11 +27,11 @@ from arena.engine import Event
 from arena.engine.events import MODERATOR, PUBLIC
 from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
 from arena.engine.wording import private_line as console_private_line
-from arena.run.outcome import Fate, fates, result_text
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
 from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
 from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision
 from arena.report.words import HAND_ENDS, action_words, claim_words, names, slot_words, thought
+from arena.run.outcome import Fate, fates, result_text
 from arena.run.transcript import Transcript
 
 __all__ = [

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.run.outcome import result_text
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
+from arena.run.outcome import result_text
 
 
 def _transcript(recorded: str, database: Path) -> Path | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
-from arena.run.orchestrator import play
 from arena.players.registry import make_player
+from arena.run.config import DEFAULT_NAMES
+from arena.run.orchestrator import play
 
 
 @dataclass(slots=True)

@@ -27,8 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena.engine import Game, RulesError, parse_action
-from arena.run.orchestrator import Ruling
 from arena.players.base import Malformed
+from arena.run.orchestrator import Ruling
 from arena.run.transcript import Transcript, normalise
 from arena.variants import get_variant
 

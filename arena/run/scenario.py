@@ -12,8 +12,8 @@ from typing import Any
 
 from arena.engine import Game, dump_action
 from arena.engine.actions import ActionBase
-from arena.run.orchestrator import run_sync
 from arena.players.scripted import OutOfAnswers, ScriptedPlayer
+from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 
 

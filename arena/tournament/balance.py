@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
+from arena.run.config import DEFAULT_NAMES
 
 Z95 = 1.959963984540054
 
@@ -63,8 +63,8 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
 
 def _play_chunk(job: Chunk) -> tuple[int, Counter[str], float]:
     """Worker: play games ``first .. first + count - 1`` of one size; returns (size, winners, CPU seconds)."""
-    from arena.run.orchestrator import run_sync
     from arena.players.registry import make_player
+    from arena.run.orchestrator import run_sync
     from arena.variants import get_variant
 
     variant, size, options, seats, first, count = job

@@ -37,8 +37,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from arena.run.config import ConfigError, first_error, read_toml
 from arena.engine import Game, GameOptions
+from arena.run.config import ConfigError, first_error, read_toml
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
 

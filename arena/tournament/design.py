@@ -40,8 +40,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.run.config import DEFAULT_NAMES
 from arena.engine import Game, GameOptions
+from arena.run.config import DEFAULT_NAMES
 
 from .config import ModelEntry, TournamentConfig
 

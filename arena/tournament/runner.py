@@ -39,11 +39,11 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from arena.run.config import ConfigError
 from arena.engine import Game
-from arena.run.orchestrator import run, run_sync
 from arena.players.base import StopGame, SyncPlayer
 from arena.players.redact import redact
+from arena.run.config import ConfigError
+from arena.run.orchestrator import run, run_sync
 from arena.run.transcript import TranscriptWriter, read_transcript, utc_now
 
 from .beliefs import BeliefProbe
