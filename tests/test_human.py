@@ -34,6 +34,7 @@ from arena.run.orchestrator import StopGame, run
 from arena.run.replay import replay
 from arena.run.transcript import read_transcript
 from arena.variants import VARIANTS
+from tests.helpers import fixed_order
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
@@ -247,7 +248,8 @@ def test_the_screen_audit_catches_a_leak() -> None:
 def first_request(variant: str, seed: int, seat: str, phase: str, players: int) -> tuple[Game, DecisionRequest]:
     """Play bots until ``seat`` is asked in ``phase``; that request."""
     cls = VARIANTS[variant]
-    game = cls(list(DEFAULT_NAMES[:players]), None, seed)
+    fixed = {"speaking_order": "rotate"} if "speaking_order" in cls.Options.model_fields else None  # as scripted
+    game = cls(list(DEFAULT_NAMES[:players]), fixed, seed)
     bots = {n: BotPlayer(n, seed) for n in game.seats}
     while not game.finished:
         pending = game.pending()
@@ -344,7 +346,7 @@ def test_out_of_time_forfeits_to_the_default_with_a_notice() -> None:
 def test_quit_between_turns_stops_the_game_at_the_next_step() -> None:
     """Ctrl-C while the bots decide asks at once; a yes stops the run with StopGame."""
     seats = list(DEFAULT_NAMES[:7])
-    game = VARIANTS["classic"](seats, None, 5)
+    game = VARIANTS["classic"](seats, {"speaking_order": "rotate"}, 5)  # Ann opens day 1
     keys = Keys(lambda prompt, words: "y" if prompt.startswith("Quit") else "")
     me = HumanPlayer("Gus", console=recording_console(), keyboard=keys)
 
@@ -420,7 +422,7 @@ def test_bad_human_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFi
 def spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "PYTHONUNBUFFERED": "1"}  # dumb: no colours to strip
     child = pexpect.spawn(
-        sys.executable, ["-m", "arena", "play", *args, "--transcripts", str(tmp_path)],
+        sys.executable, ["-m", "arena", "play", *fixed_order(tmp_path, args), "--transcripts", str(tmp_path)],
         cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(60, 160),
     )  # fmt: skip
     child.logfile_read = io.StringIO()

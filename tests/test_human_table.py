@@ -33,6 +33,7 @@ from arena.run.replay import replay
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 from arena.variants import VARIANTS
+from tests.helpers import fixed_order
 
 
 # ---- helpers ----------------------------------------------------------------------------------------------
@@ -422,7 +423,7 @@ PROMPT = r"\n(?:\[ ?\d+s\] )?([a-z][a-z-]*)> "
 def spawn(tmp_path: Path, *args: str, columns: int = 160, term: str = "dumb") -> pexpect.spawn:
     env = {**os.environ, "TERM": term, "COLUMNS": str(columns), "PYTHONUNBUFFERED": "1"}
     child = pexpect.spawn(
-        sys.executable, ["-m", "arena", "play", *args, "--transcripts", str(tmp_path)],
+        sys.executable, ["-m", "arena", "play", *fixed_order(tmp_path, args), "--transcripts", str(tmp_path)],
         cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(50, columns),
     )  # fmt: skip
     child.logfile_read = io.StringIO()

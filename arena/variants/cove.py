@@ -34,7 +34,7 @@ Readings fixed here (the page and the seed are silent):
 - A channel pointing reaches the team as a ``speech`` event (kind ``channel``) carrying its
   ``target``, words or not, whether or not the member is frozen. The mafia's tie-break is a
   seeded draw among the tied in seat order; nobody is told of it.
-- Day speeches start on day 1 with the first living seat, each later day one living seat further.
+- Day speeches start with a living seat drawn per day from the seed (option ``speaking_order``).
   Votes and the "both leave" verdict are public once counted (hands at a table). A nominee may
   vote, for himself too; the immune player votes. The first vote with no votes at all sends
   nobody out even with several nominees; in a two-way revote 0-0 is a tie (the page says so).
@@ -58,7 +58,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
+from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, Option, Phase, Repertoire, RulesError, TurnOptions
 from arena.engine.events import team_audience
 from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, VERDICT_ONLY, names_spec
 
@@ -71,7 +71,7 @@ SAVED_MISTRESS = "the doctor saved the mistress from a murder; the maniac killed
 NIGHT_SLOT = {"mistress": "visit", "maniac": "maniac", "detective": "check", "doctor": "heal"}
 
 
-class CoveOptions(GameOptions):
+class CoveOptions(TurnOptions):
     first_phase: Literal["night", "day"] = Field(
         "night", description='"night": the game opens with night 1; "day": with day 1 (the first night is night 2).'
     )
@@ -401,11 +401,7 @@ class Cove(Game):
 
     # ---- day ------------------------------------------------------------------------------
     def _begin_day(self) -> None:
-        if self.first_speaker is None:
-            first = self.seats[0] if self.is_alive(self.seats[0]) else self.next_seat(self.seats[0])
-        else:
-            first = self.next_seat(self.first_speaker)
-        self.first_speaker = first
+        first = self.first_speaker = self.day_opener(self.first_speaker)
         alive = self.alive
         start = alive.index(first)
         self.speakers = list(alive[start:] + alive[:start])

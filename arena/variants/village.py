@@ -43,14 +43,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, model_validator
 
-from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, Option, Phase, Repertoire, RulesError, TurnOptions
 from arena.engine.events import team_audience
 from arena.engine.game import NO, VERDICT_ONLY, names_spec
 
 DealRole = Literal["mafia", "villager", "detective", "doctor"]
 
 
-class VillageOptions(GameOptions):
+class VillageOptions(TurnOptions):
     mafia_count: int = Field(0, ge=0, description="Mafia members; 0 = the seed's table, floor(players / 3).")
     deal: dict[DealRole, NonNegativeInt] = Field(
         default_factory=dict,
@@ -178,8 +178,7 @@ class Village(Game):
 
     def _start_day(self) -> None:
         self.day += 1
-        if self.day > 1:
-            self.first_speaker = self.next_seat(self.first_speaker)
+        self.first_speaker = self.day_opener(self.first_speaker if self.day > 1 else None)
         self.speaker = self.first_speaker
         self.turns_total = self.turns_left = self.options.discussion_rounds * len(self.alive)
         self.accusers = {}

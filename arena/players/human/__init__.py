@@ -32,6 +32,7 @@ from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
 from arena.engine.wording import and_list
 from arena.players.base import Beat, StopGame
+from arena.players.convention import night_note, night_note_text
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
@@ -222,6 +223,9 @@ class HumanPlayer:
         self._request, self._entries = request, move_entries(request)
         if feedback is None:
             self._show(request)
+            note = night_note(request.group, request.role, view.events, request.alive, self.name)
+            if note is not None:  # a silent shot: who the partners are and how the team agrees
+                self._out(Text(night_note_text(note), style="bold"))
         else:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)

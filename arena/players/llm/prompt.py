@@ -31,6 +31,7 @@ from typing import Any
 import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
+from arena.players.convention import night_note
 
 from .rulebook import payoffs
 
@@ -327,6 +328,7 @@ class Conversation:
             alive_changed=list(request.alive) != self.last_alive,
             first_of_group=request.group not in self.groups_seen,
             short=self.short,
+            team=night_note(request.group, request.role, view.events, request.alive, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text
