@@ -195,7 +195,7 @@ def _seats_table(console: Console, story: Story, viewer: str | None) -> None:
                 str(u.calls) if u else "",
                 f"{u.input_tokens:,}" if u.input_tokens else "",
                 f"{u.output_tokens:,}" if u.output_tokens else "",
-                f"${u.cost:.4f}" if u.cost else "",
+                u.cost_text(),
             ]
         table.add_row(*row)
     console.print(table)

@@ -18,6 +18,7 @@ from typing import Any
 import arena
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
+from arena.report.usage import money, price_unknown
 from arena.run.outcome import result_text
 
 
@@ -40,6 +41,16 @@ def _beliefs(db: Any) -> dict[str, list[dict[str, Any]]]:
     for row in rows:
         out.setdefault(str(row["game"]), []).append(dict(row))
     return out
+
+
+def _winners(players: list[dict[str, Any]]) -> dict[str, str]:
+    """game -> the model(s) that won it ("bot2"; "" for a draw): the seats that scored a full win."""
+    out: dict[str, list[str]] = {}
+    for p in players:
+        names = out.setdefault(p["game"], [])
+        if float(p["result"] or 0) >= 1.0 and p["model"] not in names:
+            names.append(p["model"])
+    return {game: ", ".join(names) for game, names in out.items()}
 
 
 def _page_name(key: str) -> str:
@@ -81,25 +92,38 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
             for png in plot(board, Path(tmp))
         ]
     models_of: dict[str, dict[str, str]] = {}
+    sides_of: dict[str, dict[str, str]] = {}
     for p in players:
         models_of.setdefault(p["game"], {})[p["seat"]] = p["model"]
+        sides_of.setdefault(p["game"], {}).setdefault(str(p["side"]), p["model"])
+    won_by = _winners(players)
+    tokens = {(p["game"], p["seat"]): int(p["input_tokens"] or 0) + int(p["output_tokens"] or 0) for p in players}
+    unpriced = {p["game"] for p in players if price_unknown(p["spec"], tokens[(p["game"], p["seat"])], p["cost"])}
     rows: list[dict[str, Any]] = []
     missing: list[str] = []
     for game in games:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
         row["result"] = result_text(row.get("winner"), str(row.get("reason") or ""))  # in words, never the code
+        row["won_by"] = won_by.get(game["key"], "")
+        unknown = game["key"] in unpriced
+        row["cost_text"] = money(float(row.get("cost") or 0), unknown) if row.get("cost") or unknown else ""
         source = _transcript(str(game["transcript"]), path)
         row["link"] = ""
         if source is None:
             missing.append(f"{game['key']}: transcript {game['transcript']} not found")
         else:
-            made = story_page(source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])))
+            known = {
+                "key": game["key"], "round": game["round"], "pairing": game["pairing"],
+                "entrants": models_of.get(game["key"], {}), "sides": sides_of.get(game["key"], {}),
+            }  # fmt: skip
+            made = story_page(source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])), tournament=known)
             if isinstance(made, str):
                 missing.append(f"{game['key']}: {made}")
             else:
                 name = _page_name(str(game["key"]))
                 (games_dir / name).write_text(made[1], encoding="utf-8")
+                row["result"] = made[0].result  # the page's own words for the ending, with its counts
                 row["link"] = f"games/{name}"
         rows.append(row)
     index = out / "index.html"

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.run.transcript import Transcript
+
+
+def price_unknown(spec: str, tokens: int, cost: float) -> bool:
+    """Tokens were spent but no dollar was counted, by a model that is not run here: its price is unknown.
+
+    A profile without prices counts every call at $0; that is not free, and a report must not say so.
+    A local model (``local``, ``local:…``) really costs nothing but time.
+    """
+    return tokens > 0 and not cost and not str(spec).startswith("local")
+
+
+def money(cost: float, unknown: bool = False) -> str:
+    """ "$0.0123", "price unknown", or "$0.0123 + price unknown" when part of a sum could not be priced."""
+    if unknown:
+        return f"${cost:.4f} + price unknown" if cost else "price unknown"
+    return f"${cost:.4f}"
 
 
 @dataclass(slots=True)
@@ -29,6 +45,11 @@ class Usage:
     """Calls of one decision (or one seat), summed for display."""
 
     calls: list[Call] = field(default_factory=list)
+    spec: str = ""  # the seat's spec: tells a local model (free) from an unpriced one
+
+    @property
+    def price_unknown(self) -> bool:
+        return price_unknown(self.spec, self.input_tokens + self.output_tokens, self.cost)
 
     @property
     def input_tokens(self) -> int:
@@ -62,7 +83,7 @@ class Usage:
         parts = [f"{n} call{'s' if n != 1 else ''}", f"{self.input_tokens:,} in"]
         if self.cached_tokens:
             parts[-1] += f" ({self.cached_tokens:,} cached)"
-        parts += [f"{self.output_tokens:,} out", f"${self.cost:.4f}", f"{self.latency:.1f} s"]
+        parts += [f"{self.output_tokens:,} out", money(self.cost, self.price_unknown), f"{self.latency:.1f} s"]
         return " · ".join(parts)
 
 
@@ -75,12 +96,21 @@ class SeatUsage:
     cached_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    spec: str = ""
 
     def __bool__(self) -> bool:
         return self.calls > 0
 
+    @property
+    def price_unknown(self) -> bool:
+        return price_unknown(self.spec, self.input_tokens + self.output_tokens, self.cost)
+
+    def cost_text(self) -> str:
+        """The seat's dollars, "price unknown", or "" for a seat that made no model call."""
+        return money(self.cost, self.price_unknown) if self.price_unknown or self.cost else ""
+
     @classmethod
-    def of(cls, summary_usage: Any, decisions: list[Usage]) -> SeatUsage:
+    def of(cls, summary_usage: Any, decisions: list[Usage], spec: str = "") -> SeatUsage:
         """The summary's figures where the game wrote them, else the seat's call records added up.
 
         A summary is missing (a cut-off game) or partial (an aborted one, an older transcript) as
@@ -99,19 +129,24 @@ class SeatUsage:
             cached_tokens=int(pick("cached_tokens", sum(c.cached_tokens for c in calls))),
             output_tokens=int(pick("output_tokens", sum(c.output_tokens for c in calls))),
             cost=float(pick("cost", sum(c.cost for c in calls))),
+            spec=spec,
         )
 
 
 def calls_by_decision(transcript: Transcript) -> dict[tuple[str, int], Usage]:
     """(seat, request id) -> the model calls made for that decision."""
-    out: dict[tuple[str, int], Usage] = defaultdict(Usage)
+    specs = transcript.header.get("players") if isinstance(transcript.header.get("players"), dict) else {}
+    out: dict[tuple[str, int], Usage] = {}
     for record in transcript.calls:
         call = record.get("call")
         player = record.get("player")
         if not isinstance(call, dict) or not isinstance(player, str) or not isinstance(call.get("request"), int):
             continue
         usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
-        out[(player, call["request"])].calls.append(
+        key = (player, call["request"])
+        if key not in out:
+            out[key] = Usage(spec=str(specs.get(player, "")))
+        out[key].calls.append(
             Call(
                 attempt=int(call.get("try") or 1),
                 outcome=str(call.get("outcome") or "?"),

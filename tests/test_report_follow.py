@@ -1,0 +1,145 @@
+"""Reports a researcher follows from the leaderboard to a move (issue 24, items 2-11).
+
+- A tournament's game pages name the entrant in each seat and the pairing with its sides, also for a
+  transcript written before tournaments recorded them; a seat's own page names only its own entrant.
+- Unknown prices read "price unknown", never $0.0000.
+- ``arena show`` on a database or a folder is one line.
+- Leaderboard rows link to their games; a mirrored pair opens side by side.
+- The index and tournament tables sort, filter and export.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.report.html import render_game
+from arena.run.transcript import read_transcript
+from tests.test_report import model_game
+
+__all__ = ["model_game"]  # the report tests' game of model seats (a fixture)
+
+SMALL = """name = "small"
+games = 6
+database = "small.sqlite"
+transcripts = "tx"
+[models]
+bot = "bot"
+bot2 = "bot"
+random = "random"
+[[variants]]
+name = "classic"
+players = 7
+[[variants]]
+name = "duel"
+options = { hands = 2 }
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-round tournament of bot, bot2 (= "bot", the same spec) and random: its database."""
+    folder = tmp_path_factory.mktemp("small")
+    (folder / "small.toml").write_text(SMALL)
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        assert main(["tournament", "small.toml", "--quiet"]) == 0
+    finally:
+        os.chdir(cwd)
+    return folder / "small.sqlite"
+
+
+@pytest.fixture(scope="module")
+def board(small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tournament's report folder."""
+    out = tmp_path_factory.mktemp("board")
+    assert main(["report", str(small), "-o", str(out)]) == 0
+    return out
+
+
+def _text(page: str) -> str:
+    body = re.sub(r"<script.*?</script>|<style.*?</style>", " ", page, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))
+
+
+def test_game_pages_name_the_entrant_in_each_seat_and_the_sides(small: Path, board: Path) -> None:
+    page = (board / "games" / "classic_7_r1_bot~bot2_bot.html").read_text(encoding="utf-8")
+    text = _text(page)
+    header = read_transcript(small.parent / "tx" / "classic_7_r1_bot~bot2_bot.jsonl").header
+    entrants = header["tournament"]["entrants"]
+    assert set(entrants.values()) == {"bot", "bot2"}, "both entrants play the same spec, told apart by name"
+    assert "bot (mafia) vs bot2 (town), round 1" in text
+    for seat, who in entrants.items():
+        assert re.search(rf"{seat} {who}\b", text), (seat, who)
+    index = _text((board / "index.html").read_text(encoding="utf-8"))
+    assert re.search(r"\b(bot|bot2|random) \((mafia|town) wins", index), "the index names the winning model"
+
+
+def test_a_transcript_without_entrants_takes_them_from_the_database(small: Path, tmp_path: Path) -> None:
+    source = small.parent / "tx" / "duel_2_r1_bot~bot2_bot2.jsonl"
+    saved = source.read_text(encoding="utf-8")
+    lines = saved.splitlines()
+    header = json.loads(lines[0])
+    entrants = header.pop("tournament")["entrants"]
+    source.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    try:
+        assert main(["report", str(small), "-o", str(tmp_path / "old")]) == 0
+        text = _text((tmp_path / "old" / "games" / "duel_2_r1_bot~bot2_bot2.html").read_text(encoding="utf-8"))
+    finally:
+        source.write_text(saved, encoding="utf-8")
+    assert "(side A) vs" in text
+    for seat, who in entrants.items():
+        assert re.search(rf"{seat} {who}\b", text)
+
+
+def test_a_seats_page_names_only_its_own_entrant(small: Path) -> None:
+    transcript = read_transcript(small.parent / "tx" / "classic_7_r1_bot~random_bot.jsonl")
+    entrants = transcript.header["tournament"]["entrants"]
+    seat = next(s for s, who in entrants.items() if who == "random")
+    text = _text(render_game(transcript, viewer=seat))
+    assert f"{seat} random" in text
+    assert "bot (mafia)" not in text and "bot vs random" in text
+    others = [s for s in entrants if s != seat]
+    assert not any(re.search(rf"\b{s} (bot|random)\b", text) for s in others), "another seat's entrant tells its side"
+
+
+def test_an_unknown_price_is_never_shown_as_free(model_game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A profile without prices counts $0 per call: the page, each decision, the index and ``arena show`` say "price unknown"."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    unpriced = folder / "unpriced.jsonl"
+    out = []
+    for line in model_game.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("type") == "call":
+            record["call"]["cost"] = 0.0
+        if record.get("type") == "summary":
+            for usage in (record.get("usage") or {}).values():
+                usage["cost"] = 0.0
+        out.append(json.dumps(record))
+    unpriced.write_text("\n".join(out) + "\n", encoding="utf-8")
+    page = render_game(read_transcript(unpriced))
+    assert "$0.0000" not in page
+    assert "model calls, price unknown" in _text(page)
+    assert page.count("price unknown") > 3, "the header, each seat and each decision"
+    assert main(["report", str(folder)]) == 0
+    index = (folder / "report" / "index.html").read_text(encoding="utf-8")
+    assert "$0.0000" not in index and "model cost price unknown" in _text(index)
+    capsys.readouterr()
+    assert main(["show", str(unpriced)]) == 0
+    shown = capsys.readouterr().out
+    assert "price unknown" in shown and "$0.0000" not in shown
+    priced = render_game(read_transcript(model_game))
+    assert "price unknown" not in priced, "a priced game shows its dollars"
