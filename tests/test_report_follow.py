@@ -20,9 +20,9 @@ import pytest
 from arena.cli import main
 from arena.report.html import render_game
 from arena.run.transcript import read_transcript
-from tests.test_report import model_game
+from tests.test_report import games, model_game
 
-__all__ = ["model_game"]  # the report tests' game of model seats (a fixture)
+__all__ = ["games", "model_game"]  # the report tests' games: one per variant, and one of model seats (fixtures)
 
 SMALL = """name = "small"
 games = 6
@@ -143,3 +143,36 @@ def test_an_unknown_price_is_never_shown_as_free(model_game: Path, tmp_path: Pat
     assert "price unknown" in shown and "$0.0000" not in shown
     priced = render_game(read_transcript(model_game))
     assert "price unknown" not in priced, "a priced game shows its dollars"
+
+
+def test_endings_deaths_forfeits_and_strips_read_right(games: dict[str, Path], board: Path) -> None:
+    """Issue 24.4: one wording of an ending, McKay deaths named, forfeits not read as choices, grey
+    "unfinished", a seat's page fills the cards its last line lists and keeps quiet nights, cove's
+    nominations counted, village's trials beside their votes."""
+    index = _text((board / "index.html").read_text(encoding="utf-8"))
+    for page in sorted((board / "games").glob("classic*.html")):
+        result = re.search(r'<span class="result[^"]*">([^<]*)</span>', page.read_text(encoding="utf-8")).group(1)
+        assert result in index, "the index words the ending as the game page does"
+    trio = _text(render_game(read_transcript(games["trio-random"])))
+    assert re.search(r"\b[A-Z][a-z]+ died: ", trio), "a hand line says who died"
+    classic = read_transcript(games["classic"])
+    seat = classic.header["seats"][0]
+    mine = render_game(classic, viewer=seat)
+    roles = classic.events[-1]["data"]["roles"]
+    for name, role in roles.items():
+        assert re.search(rf'data-who="{name}">{name}</span></td><td>.*?</td>\s*<td><span class="role"[^>]*>{role}', mine)
+    nights = [e["data"].get("number", e["day"]) for e in classic.events if e["type"] == "night"]
+    assert all(f"Night {n}</a></td>" in mine for n in nights), "a seat's strip keeps nights where nobody died"
+    cove = render_game(read_transcript(games["cove"]))
+    assert re.search(r'<tr class="nom"><td>nominated by</td><td>(<b>\d+</b>|)', cove)
+    village = _text(render_game(read_transcript(games["village"])))
+    assert re.search(r"\w+ on trial → guilty: \w+ \d+–\d+", village)
+
+
+def test_a_forfeit_and_an_unfinished_game_read_as_such(model_game: Path, tmp_path: Path) -> None:
+    page = render_game(read_transcript(model_game))
+    assert "default played:" in page, "a forfeited decision says its action is the default, not a choice"
+    cut = tmp_path / "cut.jsonl"
+    lines = model_game.read_text(encoding="utf-8").splitlines()
+    cut.write_text("\n".join(lines[:6]) + "\n", encoding="utf-8")
+    assert '<span class="result unfinished">' in render_game(read_transcript(cut))

@@ -76,7 +76,7 @@ def _answer_line(event: Event) -> str | None:
             return None
         line = said
     elif event.type == "forfeit":
-        line = f"forfeits ({data.get('why')}): {said}"
+        line = f"forfeits ({data.get('why')}); the default is played: {said}"
     else:
         tried = f"“{said}”" if action is not None else f"raw {data.get('raw')!r}"
         line = f"rejected {tried}: {data.get('reason')}"

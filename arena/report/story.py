@@ -309,7 +309,11 @@ class Story:
     @property
     def strip(self) -> list[tuple[Section, Glance]]:
         """The game at a glance: one row per day and night that has something to show."""
-        return [(s, s.glance) for s in self.sections if s.glance is not None and not s.glance.empty()]
+        return [
+            (s, s.glance)
+            for s in self.sections
+            if s.glance is not None and (not s.glance.empty() or s.glance.kind == "night")  # a quiet night is news too
+        ]
 
     def seat_teams(self) -> dict[str, str]:
         """seat -> side, as this story knows it (the truth; in a seat's own page, what that seat knew)."""
@@ -662,9 +666,9 @@ class _Builder:
         for d in data.get("deaths") or []:
             by = names(d.get("by")) if d.get("by") else "somebody"
             if d.get("cause") == "vote":  # trio, round 1: two kill cards on one player
-                deaths.append(f"{by} put their kill cards on {d.get('player')}")
+                deaths.append(f"{d.get('player')} died: {by} put their kill cards on {d.get('player')}")
             else:
-                deaths.append(f"{by} killed {d.get('player')}")
+                deaths.append(f"{d.get('player')} died: killed by {by}")
         cards = [(n, str(c), self.team_of.get(str(c), "")) for n, c in _plain(data.get("roles")).items()]
         shown = {**data, "cards": cards, "death_words": deaths}  # the event's own data stays as recorded
         self.add(Item("hand_over", event.seq, text=f"Hand {data.get('number')} over, ended by {end}", data=shown))
@@ -886,12 +890,16 @@ def _seats(builder: _Builder, summary: dict[str, Any] | None) -> list[Seat]:
     counted = Counter(e.actor for e in events if e.type == "forfeit")
     rejected = Counter(e.actor for e in events if e.type == "rejected")
     mine = builder.knowledge.get(viewer) if viewer is not None else None
+    shown = _plain(over.data.get("roles")) if over is not None and over.to is None else {}  # the cards the end showed all
     out = []
     for name in builder.seats:
         role, team = first_role.get(name, ("", ""))
         if mine is not None and name != viewer:  # a seat's own page: the cards it knew, nothing more
             known, side = mine.side_of(name), mine.sides.get(name)
             role, team = (known[0] if known else ""), (side[0] if side else "")
+            if name in shown:  # its own last line lists every card: the table says them too
+                role = str(shown[name])
+                team = builder.team_of.get(role, team) or team
         seat = Seat(name, str(specs.get(name, "?")), role, team, entrant=str(entrants.get(name) or ""))
         if mckay:
             seat.score = scores.get(name)
