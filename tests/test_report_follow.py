@@ -176,3 +176,15 @@ def test_a_forfeit_and_an_unfinished_game_read_as_such(model_game: Path, tmp_pat
     lines = model_game.read_text(encoding="utf-8").splitlines()
     cut.write_text("\n".join(lines[:6]) + "\n", encoding="utf-8")
     assert '<span class="result unfinished">' in render_game(read_transcript(cut))
+
+
+def test_show_on_a_database_or_a_folder_is_one_line(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for path, words in ((small, "is a tournament database"), (small.parent / "tx", "is a folder"), (small.parent, "is a folder")):
+        capsys.readouterr()
+        assert main(["show", str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and words in err and "arena report" in err, err
+        assert "codec" not in err and "Is a directory" not in err
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert ".sqlite" in capsys.readouterr().out
