@@ -20,9 +20,11 @@ import pytest
 from arena.cli import main
 from arena.report.html import render_game
 from arena.run.transcript import read_transcript
-from tests.test_report import games, model_game
+from tests.browser import Browser
+from tests.test_report import browser, games, model_game
 
-__all__ = ["games", "model_game"]  # the report tests' games: one per variant, and one of model seats (fixtures)
+#: the report tests' fixtures: one game per variant, one of model seats, the shared headless Chromium
+__all__ = ["browser", "games", "model_game"]
 
 SMALL = """name = "small"
 games = 6
@@ -188,3 +190,54 @@ def test_show_on_a_database_or_a_folder_is_one_line(small: Path, capsys: pytest.
     with pytest.raises(SystemExit):
         main(["report", "--help"])
     assert ".sqlite" in capsys.readouterr().out
+
+
+def _moment(browser: Browser) -> dict[str, object]:
+    return browser.evaluate(
+        "({hash: location.hash, shown: !document.getElementById('moment').hidden,"
+        " title: document.getElementById('m-title').textContent, body: document.getElementById('m-body').innerText,"
+        " now: Array.from(document.querySelectorAll('.now')).map(e => +e.dataset.seq)})"
+    )
+
+
+def test_in_chromium_a_reader_steps_through_a_game_with_the_keyboard(
+    browser: Browser, games: dict[str, Path], tmp_path: Path
+) -> None:
+    transcript = read_transcript(games["classic"])
+    events = transcript.events
+    page = tmp_path / "classic.html"
+    page.write_text(render_game(transcript), encoding="utf-8")
+    sections = [e["seq"] for e in events if e["type"] in ("day", "night")]
+    vote = next(e for e in events if e["type"] == "vote_result")
+    start = vote["seq"] - 1
+    browser.open(f"{page.as_uri()}#at={start}", 1400, 900)
+    assert _moment(browser)["hash"] == f"#at={start}", "the address is kept as given"
+    browser.key("ArrowRight")
+    state = _moment(browser)
+    assert state["hash"] == f"#at={vote['seq']}" and state["shown"] and state["now"] and set(state["now"]) == {vote["seq"]}
+    assert "votes so far" in state["body"].lower() and f"vote on {vote['data'].get('accused', '')}" in state["body"]
+    assert "every card" in state["body"].lower()
+    assert all(f"{n} {r}" in state["body"] for n, r in transcript.summary["roles"].items()), "all views: every card"
+    browser.key("ArrowLeft")
+    assert _moment(browser)["hash"] == f"#at={start}"
+    browser.key("ArrowDown")
+    after = next(s for s in sections if s > start)
+    state = _moment(browser)
+    assert state["hash"] == f"#at={after}" and state["title"].startswith(("Day", "Night"))
+    assert "none yet" in state["body"], "a new day or night starts with no votes"
+    browser.key("ArrowDown")
+    assert _moment(browser)["hash"] == f"#at={next(s for s in sections if s > after)}"
+    browser.key("ArrowUp")
+    assert _moment(browser)["hash"] == f"#at={after}"
+    dead = next(e["data"]["player"] for e in events if e["type"] == "death")
+    browser.evaluate("var s = document.getElementById('scrub'); s.value = s.max; s.dispatchEvent(new Event('input'))")
+    state = _moment(browser)
+    assert state["hash"] == f"#at={events[-1]['seq']}" and dead not in state["body"].split("\n")[1]
+    seat, role = next((n, r) for n, r in transcript.summary["roles"].items() if r != "mafia")
+    browser.open(f"{page.as_uri()}#as={seat}&at={vote['seq']}", 1400, 900)
+    state = _moment(browser)
+    assert state["hash"] == f"#as={seat}&at={vote['seq']}" and f"{seat} knows".lower() in state["body"].lower()
+    assert role in state["body"] and "mafia team" not in state["body"], "a seat's view: its own card, no other"
+    browser.key("ArrowRight")
+    assert _moment(browser)["hash"].startswith(f"#as={seat}&at="), "stepping keeps the view"
+    assert browser.errors() == []

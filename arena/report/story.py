@@ -29,6 +29,7 @@ from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
 from arena.engine.wording import private_line as console_private_line
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
 from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
+from arena.report.moment import moment_facts
 from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision, money
 from arena.report.words import HAND_ENDS, action_words, claim_words, names, slot_words, thought
 from arena.run.outcome import Fate, fates, result_text
@@ -264,6 +265,7 @@ class Story:
     beliefs: list[dict[str, Any]] = field(default_factory=list)  # per answering seat: a days × players grid
     teams: list[str] = field(default_factory=list)  # the variant's sides, for the legend
     tournament: dict[str, Any] = field(default_factory=dict)  # key, round, pairing, sides (side -> entrant)
+    facts: list[dict[str, Any]] = field(default_factory=list)  # the moment panel's facts (arena.report.moment)
 
     @property
     def price_unknown(self) -> bool:
@@ -862,7 +864,7 @@ def build_story(
         seats=seats, sections=sections, result=_result(builder, summary), mckay=mckay, calls=calls, cost=total,
         winner=None if over is None else str(winner or "draw"), viewer=viewer,
         known={n: k.facts for n, k in builder.knowledge.items()}, beliefs=grids, teams=teams,
-        tournament=_plain(header.get("tournament")),
+        tournament=_plain(header.get("tournament")), facts=moment_facts(events, builder.seats, mckay),
     )  # fmt: skip
 
 
