@@ -241,3 +241,18 @@ def test_in_chromium_a_reader_steps_through_a_game_with_the_keyboard(
     browser.key("ArrowRight")
     assert _moment(browser)["hash"].startswith(f"#as={seat}&at="), "stepping keeps the view"
     assert browser.errors() == []
+
+
+def test_charts_are_inline_svg_and_keep_to_their_view(games: dict[str, Path], board: Path) -> None:
+    classic = read_transcript(games["classic"])
+    page = render_game(classic)
+    assert "Suspicion: accusations" in page and "Players alive" in page
+    assert re.search(r"""<figure class="chartbox" data-to='\[\]'><figcaption>Alive by side""", page), "sides: the moderator's"
+    mine = render_game(classic, viewer=classic.header["seats"][0])
+    assert "Players alive" in mine and "Alive by side" not in mine
+    duel = render_game(read_transcript(games["duel-random"]))
+    assert "Score after each hand" in duel and duel.count("<polyline") >= 2
+    index = (board / "index.html").read_text(encoding="utf-8")
+    assert "Win rate by side per model, with 95% intervals" in index and "Games played per pairing, by round" in index
+    assert re.search(r"<title>bot · classic mafia: \d+% \[\d+%, \d+%\]", index), "each estimate with its interval"
+    assert "http://" not in re.sub(r'xmlns="http://www.w3.org/2000/svg"', "", index), "nothing to fetch"

@@ -13,6 +13,7 @@ from typing import Any
 import jinja2
 
 import arena
+from arena.report.charts import game_charts
 from arena.report.story import Story, build_story
 from arena.report.words import BONUS_MEANING
 from arena.run.transcript import Transcript
@@ -50,6 +51,7 @@ def render_story(story: Story, *, source: str = "", index_link: str = "") -> str
             index_link=index_link,
             version=arena.__version__,
             bonus=BONUS_MEANING.get(story.variant, "") if story.mckay else "",
+            charts=game_charts(story),
         )
     )
 

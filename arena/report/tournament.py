@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from arena.report.charts import tournament_charts
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
 from arena.report.usage import money, price_unknown
@@ -127,10 +128,11 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
                 row["link"] = f"games/{name}"
         rows.append(row)
     index = out / "index.html"
+    charts = tournament_charts(players, games)
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
         skills=skill_tables(board), differences=difference_lines(board), comparisons=comparison_sections(board),
-        ratings=ratings_table(board),
+        ratings=ratings_table(board), charts=charts,
         games=rows, failed=failed, missing=missing, version=arena.__version__,
     )  # fmt: skip
     index.write_text(html, encoding="utf-8")
