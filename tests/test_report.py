@@ -256,7 +256,7 @@ def test_players_words_are_escaped(scripted: Path) -> None:
     html = render_game(read_transcript(scripted))
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in html
-    assert html.count("<script") == 3  # the seats list and what each seat knew (JSON), and the view script
+    assert html.count("<script") == 4  # the seats, what each seat knew, the moment panel's facts (JSON), the view script
 
 
 # ---- model usage ----------------------------------------------------------------------------------
