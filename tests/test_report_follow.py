@@ -256,3 +256,101 @@ def test_charts_are_inline_svg_and_keep_to_their_view(games: dict[str, Path], bo
     assert "Win rate by side per model, with 95% intervals" in index and "Games played per pairing, by round" in index
     assert re.search(r"<title>bot · classic mafia: \d+% \[\d+%, \d+%\]", index), "each estimate with its interval"
     assert "http://" not in re.sub(r'xmlns="http://www.w3.org/2000/svg"', "", index), "nothing to fetch"
+
+
+# ---- from the leaderboard to the games; a pair side by side (item 8) --------------------------------
+def test_leaderboard_rows_link_to_their_games_and_pairs_open_side_by_side(small: Path, board: Path) -> None:
+    index = (board / "index.html").read_text(encoding="utf-8")
+    skills = index.split("Deception and detection (skill model)")[1].split("Paired comparisons")[0]
+    assert re.search(r'<a href="#games\?model=bot&amp;variant=classic" title="the games behind this row">bot</a>', skills)
+    comparisons = index.split("Paired comparisons")[1].split("<h2>Metrics")[0]
+    assert 'href="#games?pairing=bot~bot2&amp;variant=classic"' in comparisons
+    assert 'href="pairs/classic_7_r1_bot~bot2.html"' in comparisons, "a comparison lists its mirrored pairs"
+    rows = re.findall(r'<tr data-variant="(\w+)" data-model="([\w|]+)" data-pairing="([\w~]+)"', index)
+    assert len(rows) == 12 and all(set(m.split("|")) == set(p.split("~")) for _, m, p in rows)
+    pair = (board / "pairs" / "classic_7_r1_bot~bot2.html").read_text(encoding="utf-8")
+    frames = re.findall(r'<iframe name="(left|right)" title="([^"]+)" src="([^"#]+)', pair)
+    assert [f[0] for f in frames] == ["left", "right"]
+    assert {f[1] for f in frames} == {"classic/7/r1/bot~bot2/bot", "classic/7/r1/bot~bot2/bot2"}
+    assert all((board / "pairs" / src).resolve().is_file() for _, _, src in frames)
+    text = _text(pair)
+    assert "bot (mafia) vs bot2 (town)" in text and "bot2 (mafia) vs bot (town)" in text, "the models swapped"
+    assert "Where they diverge" in text
+
+
+def test_divergence_marks_where_two_games_of_one_deal_part(small: Path) -> None:
+    from arena.engine import Event
+    from arena.report.pairs import divergence
+
+    def events(name: str) -> list[Event]:
+        return [Event.from_dict(e) for e in read_transcript(small.parent / "tx" / name).events]
+
+    a, b = events("classic_7_r1_bot~random_bot.jsonl"), events("classic_7_r1_bot~random_random.jsonl")
+    same = divergence(a, a)
+    assert same.same and not any(p.differs for p in same.parts)
+    d = divergence(a, b)
+    assert not d.same and d.first[0] is not None and d.first_words[0] != d.first_words[1]
+    public = [e for e in a if e.to is None]
+    first = next(i for i, e in enumerate(public) if e.seq == d.first[0])
+    assert [e.type for e in public[:first]] == [e.type for e in b if e.to is None][:first], "the same course up to there"
+    assert any(p.differs for p in d.parts) or len(a) != len(b)
+    assert d.parts[0].title.startswith(("Night", "Day"))
+
+
+# ---- tables sort, filter and export (item 10) --------------------------------------------------------
+def test_tables_export_as_csv_and_json(small: Path, board: Path, games: dict[str, Path], tmp_path: Path) -> None:
+    import csv
+
+    with (board / "games.csv").open(encoding="utf-8") as file:
+        table = list(csv.DictReader(file))
+    data = json.loads((board / "games.json").read_text(encoding="utf-8"))
+    assert len(table) == len(data) == 12 and {r["game"] for r in table} == {r["game"] for r in data}
+    won = {r["game"]: r["winner"] for r in table}
+    assert won["classic/7/r1/bot~bot2/bot"] in ("bot", "bot2")
+    boards = json.loads((board / "leaderboard.json").read_text(encoding="utf-8"))
+    assert any(t["title"].startswith("Skill model") for t in boards) and all(t["header"] and t["rows"] for t in boards)
+    index = (board / "index.html").read_text(encoding="utf-8")
+    assert 'href="games.csv"' in index and 'href="leaderboard.json"' in index
+    links = re.findall(r'href="([^"]+\.jsonl)" download', index)
+    assert len(links) == 12 and all((board / link).resolve().is_file() for link in links), "each game's transcript"
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for key in ("classic", "duel"):
+        (folder / games[key].name).write_bytes(games[key].read_bytes())
+    assert main(["report", str(folder)]) == 0
+    players = json.loads((folder / "report" / "players.json").read_text(encoding="utf-8"))
+    assert {p["spec"] for p in players} == {"bot"} and players[0]["seats"] == 9 + 2
+    folder_index = (folder / "report" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<tr data-variant="classic" data-model="bot" data-winner="bot">', folder_index)
+    page = (folder / "report" / "games" / games["classic"].with_suffix(".html").name).read_text(encoding="utf-8")
+    link = re.search(r'<a href="([^"]+)" download><code>', page).group(1)
+    assert (folder / "report" / "games" / link).resolve() == (folder / games["classic"].name).resolve()
+
+
+def test_in_chromium_tables_sort_and_filter_and_the_pair_view_loads(browser: Browser, board: Path) -> None:
+    index = (board / "index.html").as_uri()
+    browser.events.clear()
+    browser.open(f"{index}#games?model=random&variant=duel", 1400, 900)
+    shown = browser.evaluate(
+        "Array.from(document.querySelectorAll('#games-table tbody tr')).filter(r => !r.hidden).map(r => r.cells[0].textContent)"
+    )
+    assert len(shown) == 4 and all(k.startswith("duel/") and "random" in k for k in shown), shown
+    assert browser.evaluate("document.querySelector('form.filters .count').textContent") == "4 of 12 games"
+    browser.evaluate("document.querySelector('a[href=\"#games?pairing=bot~bot2&variant=classic\"]').click()")
+    browser.evaluate("new Promise(r => setTimeout(r, 50))")
+    shown = browser.evaluate("Array.from(document.querySelectorAll('#games-table tbody tr')).filter(r => !r.hidden).length")
+    assert shown == 2, "a comparison's link keeps the games of its pairing"
+    seeds = "Array.from(document.querySelectorAll('#games-table tbody tr')).map(r => r.cells[0].textContent.trim())"
+    before = browser.evaluate(seeds)
+    browser.evaluate("document.querySelector('#games-table thead th').click()")
+    after = browser.evaluate(seeds)
+    assert sorted(before) == sorted(after) and after == sorted(after, reverse=True)
+    browser.evaluate("document.querySelector('#games-table thead th').click()")
+    assert browser.evaluate(seeds) == sorted(after)
+    browser.open((board / "pairs" / "classic_7_r1_bot~bot2.html").as_uri(), 1400, 900)
+    browser.evaluate("new Promise(r => setTimeout(r, 300))")
+    frames = browser.call("Page.getFrameTree", session=True)["frameTree"].get("childFrames", [])
+    urls = [f["frame"]["url"] for f in frames]
+    assert len(urls) == 2 and all("/games/classic_7_r1_bot~bot2_bot" in u for u in urls), urls
+    assert not any(f["frame"].get("unreachableUrl") for f in frames), "both games load beside each other"
+    assert browser.errors() == [] and all(u.startswith(("file:", "about:", "data:")) for u in browser.requests())

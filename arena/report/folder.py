@@ -8,11 +8,13 @@ SVG built from the same numbers, so the page stays one file with nothing to fetc
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.report.export import write_table
 from arena.report.html import render_index, render_story
 from arena.report.story import Story, build_story
 from arena.report.usage import money
@@ -97,6 +99,7 @@ def collect(stories: list[Story]) -> dict[str, Any]:
 def story_page(
     path: Path,
     index_link: str | None = None,
+    transcript_link: str = "",
     beliefs: list[dict[str, Any]] | None = None,
     tournament: dict[str, Any] | None = None,
 ) -> tuple[Story, str] | str:
@@ -109,7 +112,7 @@ def story_page(
     """
     try:
         story = build_story(read_transcript(path), beliefs=beliefs, tournament=tournament)
-        return story, render_story(story, source=path.name, index_link=index_link)
+        return story, render_story(story, source=path.name, index_link=index_link, transcript_link=transcript_link)
     except TranscriptError as exc:
         return str(exc)
     except Exception as exc:  # a transcript this version cannot draw: name it, keep going
@@ -134,7 +137,7 @@ def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for path in paths:
-        made = story_page(path, index_link="../index.html")
+        made = story_page(path, index_link="../index.html", transcript_link=os.path.relpath(path, games_dir))
         if isinstance(made, str):
             skipped.append(made)
             continue
@@ -148,6 +151,7 @@ def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
             "seed": story.seed, "started": story.header.get("started", ""), "result": story.result,
             "winner": story.winning_players(),
             "players": ", ".join(f"{n}× {spec}" if n > 1 else spec for spec, n in specs.items()),
+            "models": "|".join(specs), "transcript": os.path.relpath(path, out),
             "length": (story.summary or {}).get("days"), "mckay": story.mckay,
             "forfeits": sum(int(s.counts.get("forfeits") or 0) for s in story.seats),
             "rejections": sum(int(s.counts.get("rejections") or 0) for s in story.seats),
@@ -156,5 +160,17 @@ def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
     if not stories:
         raise ReportError(f"{folder}: no readable transcript ({skipped[0]})")
     index = out / "index.html"
-    index.write_text(render_index(f"Games in {folder.name or folder}", rows, collect(stories), skipped), encoding="utf-8")
+    stats = collect(stories)
+    columns = ["game", "variant", "seed", "players", "winner", "result", "length", "forfeits", "rejected", "cost", "calls"]
+    stats["exports"] = {
+        "games": write_table(out, "games", columns, [
+            [r["file"], r["variant"], r["seed"], r["players"], r["winner"], r["result"], r["length"], r["forfeits"],
+             r["rejections"], r["cost"], r["calls"]]
+            for r in rows
+        ]),
+        "players": write_table(out, "players", ["spec", "seats", "wins", "decided", "win rate", "forfeits", "rejected", "cost"], [
+            [r.spec, r.seats, r.wins, r.decided, round(r.rate, 4), r.forfeits, r.rejections, r.cost] for r in stats["specs"]
+        ]),
+    }  # fmt: skip
+    index.write_text(render_index(f"Games in {folder.name or folder}", rows, stats, skipped), encoding="utf-8")
     return index, len(stories), skipped
