@@ -144,7 +144,9 @@ def test_an_unknown_price_is_never_shown_as_free(model_game: Path, tmp_path: Pat
     shown = capsys.readouterr().out
     assert "price unknown" in shown and "$0.0000" not in shown
     priced = render_game(read_transcript(model_game))
-    assert "price unknown" not in priced, "a priced game shows its dollars"
+    assert "price unknown" not in re.sub(r'<details class="legend".*?</details>', "", priced, flags=re.S), (
+        "a priced game shows its dollars"
+    )
 
 
 def test_endings_deaths_forfeits_and_strips_read_right(games: dict[str, Path], board: Path) -> None:
@@ -354,3 +356,45 @@ def test_in_chromium_tables_sort_and_filter_and_the_pair_view_loads(browser: Bro
     assert len(urls) == 2 and all("/games/classic_7_r1_bot~bot2_bot" in u for u in urls), urls
     assert not any(f["frame"].get("unreachableUrl") for f in frames), "both games load beside each other"
     assert browser.errors() == [] and all(u.startswith(("file:", "about:", "data:")) for u in browser.requests())
+
+
+# ---- model usage as in the terminal (item 9) ---------------------------------------------------------
+def test_usage_shows_cache_latency_retries_and_transport_failures(model_game: Path, tmp_path: Path) -> None:
+    """A decision that took long because of two 500s and a call given up says so, per decision and per seat."""
+    slow = tmp_path / "slow.jsonl"
+    out, done = [], False
+    for line in model_game.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("type") == "call" and not done:
+            record["call"]["retries"] = [
+                {"try": 1, "error": "HTTP 500: internal error", "wait": 20.0},
+                {"try": 2, "error": "HTTP 500: internal error", "wait": 40.0},
+            ]
+            record["call"]["latency"] = 80.0
+            done = True
+        out.append(json.dumps(record))
+    extra = json.loads(next(line for line in reversed(out) if json.loads(line)["type"] == "call"))
+    extra["call"] = {**extra["call"], "outcome": "transport_failed", "error": "gave up: timed out", "usage": {}, "cost": 0.0}
+    out.insert(-1, json.dumps(extra))
+    summary = json.loads(out[-1])
+    summary["usage"] = {}  # an older transcript: the seat's figures are counted from its calls
+    out[-1] = json.dumps(summary)
+    slow.write_text("\n".join(out) + "\n", encoding="utf-8")
+    page = render_game(read_transcript(slow))
+    text = _text(page)
+    assert "retried ×2: HTTP 500 ×2" in text and "transport failed ×1" in text
+    assert re.search(r"\d+% cached", text) and "(60.0 s waiting to retry)" in text
+    assert "transport failures" in text and re.search(r"<td class=\"num\">8\d\.\d s</td><td class=\"num\">2</td>", page)
+    legend = page.split('<details class="legend"', 1)[1].split("</details>", 1)[0]
+    for badge in ("malformed ×1", "transport failed ×1", "retried ×2", "price unknown"):
+        assert badge in legend, badge
+
+
+def test_every_badge_on_a_page_is_in_its_legend(games: dict[str, Path], model_game: Path) -> None:
+    badges = re.compile(r'class="(aud|note acc|note|kind|forf|rej|fail|vd true|vd false|silent|default)"')
+    for path in [*games.values(), model_game]:
+        page = render_game(read_transcript(path))
+        legend = page.split('<details class="legend"', 1)[1].split("</details>", 1)[0]
+        used = set(badges.findall(page.split("</details>", 1)[1]))
+        missing = {b for b in used if f'class="{b}"' not in legend}
+        assert not missing, (path.name, missing)

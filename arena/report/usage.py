@@ -38,6 +38,14 @@ class Call:
     cost: float = 0.0
     latency: float = 0.0
     error: str = ""
+    retries: list[str] = field(default_factory=list)  # the transport errors retried within this call ("HTTP 500")
+    waited: float = 0.0  # seconds slept between those retries (counted in the latency)
+
+
+def _short(error: str) -> str:
+    """A transport error in a few words: its first clause, clipped."""
+    text = error.split(":")[0].strip() or "error"
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 @dataclass(slots=True)
@@ -72,18 +80,39 @@ class Usage:
         return sum(c.latency for c in self.calls)
 
     @property
+    def cache_share(self) -> float | None:
+        """The share of prompt tokens served from the provider's cache (None without prompt tokens)."""
+        return self.cached_tokens / self.input_tokens if self.input_tokens else None
+
+    @property
+    def retries(self) -> int:
+        return sum(len(c.retries) for c in self.calls)
+
+    @property
+    def transport_failures(self) -> int:
+        return sum(1 for c in self.calls if c.outcome == "transport_failed")
+
+    @property
     def failures(self) -> list[str]:
-        """Calls that brought no usable answer, counted by outcome ("malformed ×2")."""
+        """Badges for what went wrong: calls without a usable answer by outcome ("malformed ×2", "transport
+        failed ×1"), and the transport errors retried ("retried ×2: HTTP 500 ×2")."""
         counts = Counter(c.outcome for c in self.calls if c.outcome != "ok")
-        return [f"{outcome} ×{n}" for outcome, n in sorted(counts.items())]
+        out = [f"{outcome.replace('_', ' ')} ×{n}" for outcome, n in sorted(counts.items())]
+        retried = Counter(_short(e) for c in self.calls for e in c.retries)
+        if retried:
+            out.append(f"retried ×{self.retries}: " + ", ".join(f"{e} ×{n}" if n > 1 else e for e, n in retried.most_common()))
+        return out
 
     def text(self) -> str:
-        """One line for a reader: "2 calls · 1,234 in (1,024 cached) · 56 out · $0.0012 · 1.4 s"."""
+        """One line for a reader: "2 calls · 1,234 in (83% cached) · 56 out · $0.0012 · 1.4 s (0.5 s waiting to retry)"."""
         n = len(self.calls)
         parts = [f"{n} call{'s' if n != 1 else ''}", f"{self.input_tokens:,} in"]
-        if self.cached_tokens:
-            parts[-1] += f" ({self.cached_tokens:,} cached)"
+        if self.cached_tokens and self.cache_share is not None:
+            parts[-1] += f" ({self.cache_share:.0%} cached)"
         parts += [f"{self.output_tokens:,} out", money(self.cost, self.price_unknown), f"{self.latency:.1f} s"]
+        waited = sum(c.waited for c in self.calls)
+        if waited >= 0.05:
+            parts[-1] += f" ({waited:.1f} s waiting to retry)"
         return " · ".join(parts)
 
 
@@ -97,6 +126,13 @@ class SeatUsage:
     output_tokens: int = 0
     cost: float = 0.0
     spec: str = ""
+    latency: float = 0.0
+    retries: int = 0  # transport errors retried
+    transport_failures: int = 0  # calls given up after the retries (each a forfeit)
+
+    @property
+    def cache_share(self) -> float | None:
+        return self.cached_tokens / self.input_tokens if self.input_tokens else None
 
     def __bool__(self) -> bool:
         return self.calls > 0
@@ -130,6 +166,9 @@ class SeatUsage:
             output_tokens=int(pick("output_tokens", sum(c.output_tokens for c in calls))),
             cost=float(pick("cost", sum(c.cost for c in calls))),
             spec=spec,
+            latency=float(pick("latency", sum(c.latency for c in calls))),
+            retries=int(pick("transport_retries", sum(len(c.retries) for c in calls))),
+            transport_failures=int(pick("transport_failures", sum(1 for c in calls if c.outcome == "transport_failed"))),
         )
 
 
@@ -157,6 +196,8 @@ def calls_by_decision(transcript: Transcript) -> dict[tuple[str, int], Usage]:
                 cost=float(call.get("cost") or 0.0),
                 latency=float(call.get("latency") or 0.0),
                 error=str(call.get("error") or ""),
+                retries=[str(r.get("error") or "?") for r in call.get("retries") or [] if isinstance(r, dict)],
+                waited=sum(float(r.get("wait") or 0.0) for r in call.get("retries") or [] if isinstance(r, dict)),
             )
         )
     return out
