@@ -398,3 +398,41 @@ def test_every_badge_on_a_page_is_in_its_legend(games: dict[str, Path], model_ga
         used = set(badges.findall(page.split("</details>", 1)[1]))
         missing = {b for b in used if f'class="{b}"' not in legend}
         assert not missing, (path.name, missing)
+
+
+# ---- phones (item 11) ----------------------------------------------------------------------------------
+def test_in_chromium_no_page_is_wider_than_a_400_px_screen(
+    browser: Browser, games: dict[str, Path], model_game: Path, board: Path, tmp_path: Path
+) -> None:
+    """Every page kind at 400 px: a game of each variant (all views and a seat's own page), a game of model
+    seats with long specs, a folder index, a tournament index, a tournament game and a pair side by side."""
+    pages: list[Path] = []
+    for key, path in [*games.items(), ("model", model_game)]:
+        transcript = read_transcript(path)
+        for viewer in (None, transcript.header["seats"][0]):
+            page = tmp_path / f"{key}-{viewer or 'all'}.html"
+            page.write_text(render_game(transcript, viewer=viewer), encoding="utf-8")
+            pages.append(page)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for path in [*games.values(), model_game]:
+        (folder / path.name).write_bytes(path.read_bytes())
+    assert main(["report", str(folder)]) == 0
+    pages += [folder / "report" / "index.html", board / "index.html", board / "games" / "classic_7_r1_bot~bot2_bot.html"]
+    pages.append(board / "pairs" / "classic_7_r1_bot~bot2.html")
+    wide = {}
+    for page in pages:
+        browser.open(page.as_uri(), 400, 800)
+        width = browser.evaluate("document.documentElement.scrollWidth")
+        if width > 400:
+            wide[page.name] = width
+    assert not wide, wide
+    browser.open(f"{pages[0].as_uri()}#at=1", 400, 800)
+    folded = browser.evaluate(
+        "var h = document.querySelector('section > h2[data-seq]'); h.click(); var kids = Array.from(h.parentElement.children);"
+        "[h.parentElement.classList.contains('folded'), kids.filter(e => e !== h && e.checkVisibility()).length]"
+    )
+    assert folded == [True, 0], "a day folds under its heading"
+    browser.evaluate("document.querySelector('section > h2[data-seq]').click()")
+    assert browser.evaluate("document.querySelector('section.folded')") is None
+    assert browser.errors() == []
