@@ -206,6 +206,8 @@ def test_example(example: Example, folders, tmp_path_factory, request) -> None:
             stdin=None if example.stdin is not None else subprocess.DEVNULL,
         )
         printed = run.stdout + run.stderr
+        for folder in {str(work.resolve()), str(work)}:  # a path the command made absolute reads as from the folder
+            printed = printed.replace(folder + os.sep, "")
         assert run.returncode == example.exit, f"{example.name}: `{step.script}` exit {run.returncode}\n{printed[-2000:]}"
         if step.expected is None:
             continue
@@ -220,7 +222,7 @@ def test_example(example: Example, folders, tmp_path_factory, request) -> None:
         steps = examples(example.page)[example.index].steps
         for number, new in sorted(rewrites, reverse=True):
             start, end = steps[number].span  # type: ignore[misc]
-            text = text[:start] + new + text[end:]
+            text = text[:start] + new + ("\n" if start == end and new else "") + text[end:]  # an empty block had no line
         example.page.write_text(text, encoding="utf-8")
 
 
@@ -228,7 +230,8 @@ def test_the_docs_have_run_examples() -> None:
     """The marks are found: the README's sample screens and the docs' commands are among them."""
     pages = {e.page.name for e in ALL}
     assert {"README.md", "llm.md", "reports.md", "tournaments.md", "scenarios.md"} <= pages
-    assert sum(len(e.steps) for e in ALL if not e.skip) >= 20
+    commands = [line for e in ALL if not e.skip for step in e.steps for line in step.script.splitlines()]
+    assert sum(1 for line in commands if line.startswith(("arena ", "python "))) >= 25
 
 
 # ---- merge-conflict markers ------------------------------------------------------------------------
@@ -281,8 +284,9 @@ def emitted_types() -> set[str]:
 
 def documented_types() -> set[str]:
     text = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
-    table = text.split("## Events (shared vocabulary)")[1].split("\n\n")[2]
-    return {name for row in table.splitlines() if row.startswith("| `") for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    section = text.split("## Events (shared vocabulary)")[1].split("\n## ")[0]
+    rows = [row for row in section.splitlines() if row.startswith("| `")]
+    return {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
 
 
 def test_engine_md_lists_every_event_type() -> None:
@@ -291,7 +295,7 @@ def test_engine_md_lists_every_event_type() -> None:
     from arena.variants import VARIANTS
 
     seen = set(emitted_types()) | {"action", "forfeit", "rejected"}  # the decisions' own, written by Game.resolve
-    for name, cls in VARIANTS.items():  # and what games log, whatever wrote it
+    for cls in VARIANTS.values():  # and what games log, whatever wrote it
         seats = [f"P{i}" for i in range(cls.default_players)]
         for seed in range(3):
             game = cls(seats, None, seed)
