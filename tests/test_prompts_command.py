@@ -124,3 +124,18 @@ def test_not_a_transcript_is_one_line(tmp_path, capsys):
         assert main(["prompts", str(path), "--seat", "Ann"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("arena: error: ") and err.count("\n") == 1
+
+
+def test_a_transcript_from_before_params_were_recorded_still_rebuilds(played):
+    """Older call records lack ``params`` and ``appended``: the history is rebuilt from each
+    call's answer (the tool call ids are guessed), the model is the only parameter shown."""
+    from arena.players.llm.sent import rebuild
+    from arena.run.transcript import read_transcript
+
+    calls = [c["call"] for c in read_transcript(played["path"]).calls if c["player"] == "Ann"]
+    old = [{k: v for k, v in call.items() if k not in ("params", "appended")} for call in calls]
+    received = played["received"]["Ann"]
+    for body, sent in zip(rebuild(old), received, strict=True):
+        assert body["model"] == "m" and "max_tokens" not in body
+        assert [m["role"] for m in body["messages"]] == [m["role"] for m in sent["messages"]]
+        assert [m.get("content") for m in body["messages"]] == [m.get("content") for m in sent["messages"]]
