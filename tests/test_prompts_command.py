@@ -103,6 +103,20 @@ def test_a_bot_seat_shows_what_a_model_would_have_been_sent(tmp_path, capsys):
     assert any(b.get("type") == "tool_use" for m in body["messages"] for b in m["content"])  # Bob's first answer
 
 
+@pytest.mark.parametrize("variant", ["classic", "cove", "village", "duel", "duel3", "trio"])
+def test_every_variant_renders_a_request_per_answer(tmp_path, capsys, variant):
+    """One request per answer the seat gave (a rejected one included), each holding only that seat's name as its own."""
+    from arena.run.transcript import read_transcript
+
+    assert main(["play", variant, "--seed", "5", "--quiet", "--transcripts", str(tmp_path)]) == 0
+    capsys.readouterr()
+    (path,) = tmp_path.glob("*.jsonl")
+    lines = [json.loads(line) for line in _out(capsys, str(path), "--seat", "Ann", "--json").splitlines()]
+    answers = [e for e in read_transcript(path).events if e.get("actor") == "Ann" and e["type"] in ("action", "rejected")]
+    assert len(lines) == len(answers) > 0
+    assert all("seat name is Ann." in body["messages"][0]["content"] for body in lines)
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
