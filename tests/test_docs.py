@@ -27,6 +27,7 @@ every event type the engine, the variants and the orchestrator emit.
 from __future__ import annotations
 
 import ast
+import difflib
 import os
 import re
 import subprocess
@@ -143,7 +144,7 @@ def updated(expected: str, actual: str) -> str:
         if not seg:
             continue
         last = index == len(segments) - 1
-        where = next((i for i in range(at, len(lines)) if lines[i] == normal(seg[0])), None)
+        where = max(range(at, len(lines)), key=lambda i: _likeness(lines[i], normal(seg[0])), default=None)
         if index == 0:  # the text starts with it
             where = 0
         elif last:  # the text ends with it
@@ -152,6 +153,11 @@ def updated(expected: str, actual: str) -> str:
         out.extend(lines[where : where + len(seg)])
         at = where + len(seg)
     return "\n".join(out)
+
+
+def _likeness(line: str, wanted: str) -> float:
+    """How much a printed line looks like the one a sample had there (1.0: the same)."""
+    return difflib.SequenceMatcher(None, line, wanted).ratio()
 
 
 @pytest.fixture(scope="module")
@@ -224,6 +230,17 @@ def test_example(example: Example, folders, tmp_path_factory, request) -> None:
             start, end = steps[number].span  # type: ignore[misc]
             text = text[:start] + new + ("\n" if start == end and new else "") + text[end:]  # an empty block had no line
         example.page.write_text(text, encoding="utf-8")
+
+
+def test_a_sample_with_elisions_matches_and_updates() -> None:
+    printed = "intro\n[you] card: mafia\nDay 1 — Bob: 'Ann is my pick.'\nmiddle\nResult: town wins (after 2 days).\nend  \n"
+    sample = "…\n[you] card: mafia\nDay 1 — Bob: 'My vote is on Ann.'\n…\nResult: town wins (after 3 days).\n…"
+    assert matches("…\n[you] card: mafia\n…\nend", printed) and matches("…", printed)
+    assert not matches(sample, printed) and not matches("[you] card: mafia\n…", printed)
+    again = updated(sample, printed)
+    assert again == "…\n[you] card: mafia\nDay 1 — Bob: 'Ann is my pick.'\n…\nResult: town wins (after 2 days).\n…"
+    assert matches(again, printed)
+    assert matches("transcripts/20250101T120000Z-x.jsonl\ngame time 1 s", "transcripts/20261203T065125Z-x.jsonl\ngame time 7 s")
 
 
 def test_the_docs_have_run_examples() -> None:
