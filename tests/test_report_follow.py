@@ -436,3 +436,23 @@ def test_in_chromium_no_page_is_wider_than_a_400_px_screen(
     browser.evaluate("document.querySelector('section > h2[data-seq]').click()")
     assert browser.evaluate("document.querySelector('section.folded')") is None
     assert browser.errors() == []
+
+
+def test_a_seats_page_holds_only_moment_facts_it_saw(games: dict[str, Path], model_game: Path) -> None:
+    """The moment panel's facts on a seat's own page come from that seat's events alone; on the all-views
+    page each fact keeps its event's audience (the script shows a view only the facts it saw)."""
+    from arena.engine import Event
+
+    for path in [*games.values(), model_game]:
+        transcript = read_transcript(path)
+        events = {e["seq"]: Event.from_dict(e) for e in transcript.events}
+        facts = json.loads(re.search(r'id="moment-data">(.*?)</script>', render_game(transcript)).group(1))
+        for fact in facts:
+            if fact["seq"] >= 0:
+                event = events[fact["seq"]]
+                assert fact["to"] == (None if event.to is None else sorted(event.to)), (path.name, fact)
+        for seat in transcript.header["seats"]:
+            page = render_game(transcript, viewer=seat)
+            mine = json.loads(re.search(r'id="moment-data">(.*?)</script>', page).group(1))
+            assert all(f["seq"] < 0 or events[f["seq"]].visible_to(seat) for f in mine), (path.name, seat)
+            assert {f["who"] for f in mine if f["k"] == "card"} <= {seat}, "no other seat's card"
