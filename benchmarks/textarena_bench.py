@@ -7,8 +7,9 @@ reasoning, nothing cut for speed); TextArena's side is 9 players (2 mafia, a doc
 detective) driven by the cheapest valid agent there is (a fixed sentence in the discussion, a
 random legal ``[X]`` in votes and night actions), so its figure is the environment's own cost.
 
-Both are timed over whole games, interleaved in rounds, best round kept (the least disturbed by
-other load); a decision is one bot answer for us and one ``env.step`` for TextArena.
+Both are timed over whole games, interleaved in rounds; the ratios are reported per round, as
+the median over the rounds and from each side's best round (the least disturbed by other load).
+A decision is one bot answer for us and one ``env.step`` for TextArena.
 
     python benchmarks/textarena_bench.py --games 400 --rounds 5
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 
 import textarena as ta
@@ -61,22 +63,25 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     classic = get_variant("classic")
-    best_ours = best_theirs = None
+    rounds: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = []
     for r in range(args.rounds):
         ours = bench(classic, args.games, players=PLAYERS, seats="bot", first_seed=r * args.games)
         theirs = textarena_games(args.games, r * args.games)
         o = (ours.games / ours.seconds, ours.decisions / ours.seconds, ours.decisions / ours.games)
         t = (args.games / theirs[0], theirs[1] / theirs[0], theirs[1] / args.games)
+        rounds.append((o, t))
         print(
             f"round {r + 1}: bots {o[0]:.0f} games/s, {o[1]:.0f} decisions/s ({o[2]:.1f}/game); "
-            f"TextArena {t[0]:.0f} games/s, {t[1]:.0f} steps/s ({t[2]:.1f}/game)"
+            f"TextArena {t[0]:.0f} games/s, {t[1]:.0f} steps/s ({t[2]:.1f}/game); "
+            f"ratios {o[1] / t[1]:.2f}x per decision, {o[0] / t[0]:.2f}x per game"
         )
-        best_ours = o if best_ours is None or o[1] > best_ours[1] else best_ours
-        best_theirs = t if best_theirs is None or t[1] > best_theirs[1] else best_theirs
-    assert best_ours is not None and best_theirs is not None
+    best_ours = max((o for o, _ in rounds), key=lambda o: o[1])
+    best_theirs = max((t for _, t in rounds), key=lambda t: t[1])
+    per_decision = statistics.median(o[1] / t[1] for o, t in rounds)
+    per_game = statistics.median(o[0] / t[0] for o, t in rounds)
     print(
-        f"best round: bots {best_ours[1] / best_theirs[1]:.2f}x TextArena's decisions/s, "
-        f"{best_ours[0] / best_theirs[0]:.2f}x its games/s "
+        f"median of the rounds: bots {per_decision:.2f}x TextArena's decisions/s, {per_game:.2f}x its games/s; "
+        f"best round of each: {best_ours[1] / best_theirs[1]:.2f}x and {best_ours[0] / best_theirs[0]:.2f}x "
         f"({best_ours[2]:.1f} decisions a game against its {best_theirs[2]:.1f} steps)"
     )
 
