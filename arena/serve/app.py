@@ -174,6 +174,10 @@ async def report(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(out, headers=headers)
 
 
+async def no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
 @web.middleware
 async def security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
     response = await handler(request)
@@ -195,6 +199,7 @@ def make_app(data: Path, *, live_views: bool = False, keep: float = 600.0, max_t
         web.get("/tables/{table}/seat", _page("seat")),
         web.get("/tables/{table}/watch", _page("watch")),
         web.get("/tables/{table}/report", report),
+        web.get("/favicon.ico", no_icon),
         web.static("/static", STATIC, append_version=False),
     ])  # fmt: skip
     app.on_startup.append(server.on_startup)
