@@ -19,7 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from arena.serve.api import ID, Api, errors
-from arena.serve.tables import ArchivedTable, Table, TableError
+from arena.serve.tables import ANSWER_RATE, ArchivedTable, Table, TableError
 
 log = logging.getLogger("arena.serve")
 
@@ -38,8 +38,17 @@ REPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-
 class Server:
     """Every table of the data folder: live ones in memory, the rest read from their files."""
 
-    def __init__(self, data: Path, *, live_views: bool = False, keep: float = 600.0, max_tables: int = 200) -> None:
+    def __init__(
+        self,
+        data: Path,
+        *,
+        live_views: bool = False,
+        keep: float = 600.0,
+        max_tables: int = 200,
+        answer_rate: tuple[float, float] = ANSWER_RATE,
+    ) -> None:
         self.data = Path(data)
+        self.answer_rate = answer_rate
         self.live_views = live_views
         self.keep = keep
         self.max_tables = max_tables
@@ -48,6 +57,7 @@ class Server:
 
     # ---- the tables ------------------------------------------------------------------------------
     def add(self, table: Table) -> None:
+        table.answer_rate = self.answer_rate
         table.save()
         table.start()
         self.tables[table.id] = table
@@ -147,7 +157,7 @@ def _page(name: str) -> Any:
 
 async def report(request: web.Request) -> web.StreamResponse:
     """The game's report (every view), once it is over; a seat's own page with ``?as=TOKEN``."""
-    server: Server = request.app["server"]
+    server = request.app[SERVER]
     table_id = request.match_info["table"]
     table = server.find(table_id) if ID.match(table_id) else None
     if table is None:
@@ -188,11 +198,14 @@ async def security_headers(request: web.Request, handler: Any) -> web.StreamResp
     return response
 
 
-def make_app(data: Path, *, live_views: bool = False, keep: float = 600.0, max_tables: int = 200) -> web.Application:
-    """The application: pages, static files, the API and the tables of ``data``."""
-    server = Server(data, live_views=live_views, keep=keep, max_tables=max_tables)
+SERVER = web.AppKey("server", Server)
+
+
+def make_app(data: Path, **settings: Any) -> web.Application:
+    """The application: pages, static files, the API and the tables of ``data`` (``settings``: :class:`Server`'s)."""
+    server = Server(data, **settings)
     app = web.Application(client_max_size=MAX_BODY, middlewares=[security_headers, errors])
-    app["server"] = server
+    app[SERVER] = server
     app.add_routes(Api(server).routes())
     app.add_routes([
         web.get("/", _page("lobby")),

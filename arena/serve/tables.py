@@ -45,6 +45,7 @@ PERSON = "person"
 MAX_SEATS = 32
 DEFAULT_PERSON_TIMEOUT = 180.0  # seconds a person has for a decision before the default is played
 MCKAY = ("duel", "duel3", "trio")
+ANSWER_RATE = (3.0, 10.0)  # a seat's answers: 3 a second, 10 at once (a person clicks far slower)
 
 
 class TableError(Exception):
@@ -82,7 +83,7 @@ class RateLimit:
 
     __slots__ = ("burst", "level", "rate", "stamp")
 
-    def __init__(self, rate: float = 2.0, burst: float = 6.0) -> None:
+    def __init__(self, rate: float, burst: float) -> None:
         self.rate, self.burst = rate, burst
         self.level, self.stamp = burst, time.monotonic()
 
@@ -250,8 +251,8 @@ def check_setup(body: Any) -> TableSetup:
     if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 86400):
         raise TableError(400, "timeout must be seconds (0-86400] per decision of a person, or null for no limit")
     beat = body.get("beat_seconds", DEFAULT_BEAT_SECONDS)
-    if not isinstance(beat, (int, float)) or isinstance(beat, bool) or not 0.5 <= beat <= 600:
-        raise TableError(400, "beat_seconds must be 0.5-600")
+    if not isinstance(beat, (int, float)) or isinstance(beat, bool) or not 0.2 <= beat <= 600:
+        raise TableError(400, "beat_seconds must be 0.2-600")
     return TableSetup(variant, config.options, seed, seats, None if timeout is None else float(timeout), float(beat))
 
 
@@ -281,6 +282,7 @@ class Table:
         self.beat: Beat | None = None
         self.word = day_word(game.name)
         self.limits: dict[str, RateLimit] = {}
+        self.answer_rate: tuple[float, float] = ANSWER_RATE  # the server sets its own
         self.state = "playing"  # playing, over, stopped
         self.aborted: str | None = None
         self.finished_at: float | None = None
@@ -532,7 +534,9 @@ class Table:
             raise TableError(400, "the body must be a JSON object")
         if self.over:
             raise TableError(409, "the game is over")
-        limit = self.limits.setdefault(seat, RateLimit())
+        limit = self.limits.get(seat)
+        if limit is None:
+            limit = self.limits[seat] = RateLimit(*self.answer_rate)
         if not limit.take():
             raise TableError(429, "too many answers: wait a moment")
         web = self.persons[seat]
