@@ -9,6 +9,8 @@ in the step that was cut; a person seat is asked again; finished and broken file
 
 from __future__ import annotations
 
+import asyncio
+import io
 import itertools
 import json
 import os
@@ -16,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +29,9 @@ from arena.engine import DecisionRequest, Game, View
 from arena.players.base import Malformed, SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.registry import make_player
-from arena.run.orchestrator import play
+from arena.run.orchestrator import play, run
 from arena.run.replay import replay
-from arena.run.resume import ResumeError, prepare_resume, resume_sync
+from arena.run.resume import ResumeError, prepare_resume, resume_game, resume_sync
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS
 
@@ -275,7 +278,7 @@ SLOW_GAME = """
 import sys, time
 from pathlib import Path
 from arena.players.registry import make_player
-from arena.run.orchestrator import play
+from arena.run.orchestrator import play, run
 from arena.run.transcript import TranscriptWriter
 from arena.variants import VARIANTS
 
@@ -309,3 +312,171 @@ def test_a_game_killed_with_sigkill_resumes_from_the_command_line(tmp_path, caps
     after = read_transcript(path)
     assert after.complete and after.events == events_of(whole)
     assert main(["replay", str(path)]) == 0
+
+
+# ---- model seats on the loopback stand-in: no call made twice ----------------------------------------------
+MODEL_SEATS = 3  # P1-P3 are models (both SDKs, three structured-output modes), the rest bots
+
+
+def model_factory(spec: str, name: str, seed: int, **extra: Any) -> Any:
+    from tests.test_llm_games import FAST
+
+    return make_player(spec, name, seed, **extra, **({} if spec in ("bot", "random") else FAST))
+
+
+def model_specs(server: Any, seats: list[str]) -> dict[str, str]:
+    from tests.test_llm_games import spec
+
+    return {s: spec(server, i) if i < MODEL_SEATS else "bot" for i, s in enumerate(seats)}
+
+
+async def model_game(server: Any, path: Path, crash_at: int | None, answered: bool = False) -> Game:
+    """A classic game with model seats, written to ``path``; killed at the ``crash_at``-th change, or
+    with ``answered`` at the first change from then on where a model's answer is not yet ruled on."""
+    from arena.players.llm import close_clients
+
+    cls = VARIANTS["classic"]
+    seats = seats_of(cls)
+    game = cls(seats, {}, 13)
+    specs = model_specs(server, seats)
+    writer = TranscriptWriter(path, game, specs)
+    asked: Counter[int] = Counter()  # request -> model answers recorded
+
+    def recorder(seat: str) -> Any:
+        def record(call: dict[str, Any]) -> None:
+            asked[call["request"]] += 1
+            writer.record_call(seat, call)
+
+        return record
+
+    options = game.options.model_dump(mode="json")
+    players = {
+        s: model_factory(
+            spec, s, 13, **({} if spec == "bot" else {"variant": "classic", "options": options, "recorder": recorder(s)})
+        )
+        for s, spec in specs.items()
+    }
+    changes = 0
+
+    def killer(g: Game) -> None:
+        nonlocal changes
+        changes += 1
+        if crash_at is not None and changes >= crash_at:
+            rejected = Counter(e.data.get("request") for e in g.log if e.type == "rejected")
+            if not answered or any(asked[r.id] > rejected[r.id] for r in g.pending()):
+                raise Crash
+
+    try:
+        await run(game, players, [writer, killer])
+        writer.close(game)
+    except Crash:
+        writer._file.close()  # type: ignore[union-attr]
+    finally:
+        await close_clients()
+    return game
+
+
+def test_model_seats_are_not_asked_again(tmp_path):
+    """Killed at several points (between steps and between the rounds of a parallel step), the resumed
+    game sends the stand-in exactly the calls the uninterrupted game sent, and ends the same."""
+    from tests.llm_server import FakeModelServer
+
+    with FakeModelServer(seed=5) as server:
+        whole = asyncio.run(model_game(server, tmp_path / "whole.jsonl", None))
+        reference = list(server.log)
+    assert whole.finished and len(reference) > 20
+    reused = 0
+    for crash_at, answered in ((9, False), (31, True)):
+        with FakeModelServer(seed=5, port=server.port) as again:  # same port: the header's specs point here
+            path = tmp_path / f"cut-{crash_at}.jsonl"
+            asyncio.run(model_game(again, path, crash_at, answered))
+            before = read_transcript(path)
+            assert before.summary is None and before.calls
+            made = len(again.log)
+            assert made == len(before.calls)
+            resumed = asyncio.run(resume_game(path, factory=model_factory))
+            assert resumed.calls_reused == made
+            reused += resumed.answers_reused
+            assert len(again.log) == len(reference), f"cut at change {crash_at}: a call was repeated or lost"
+            assert sorted(e["prompt"] for e in again.log) == sorted(e["prompt"] for e in reference)  # the same prompts
+        after = read_transcript(path)
+        assert after.events == events_of(whole), crash_at
+        assert replay(after).ok
+        assert len(after.calls) == len(reference)
+        usage = after.summary["usage"]
+        assert sum(u["calls"] for u in usage.values()) == len(reference)  # the recorded calls count in the totals
+    assert reused > 0  # at least one cut fell between the answers of a parallel step and its resolution
+
+
+# ---- a person seat -------------------------------------------------------------------------------------------
+def test_a_person_seat_is_asked_again_and_sees_the_game_so_far(tmp_path):
+    from arena.players.human import HumanPlayer
+    from tests.test_human import autopilot, recording_console, screen_of
+
+    cls = VARIANTS["classic"]
+    seats = seats_of(cls)
+    game = cls(seats, {}, 17)
+    writer = TranscriptWriter(tmp_path / "person.jsonl", game, {s: "human" if s == "P2" else "bot" for s in seats})
+    first = HumanPlayer("P2", console=recording_console(), keyboard=autopilot(17))
+    table: dict[str, Any] = {s: first if s == "P2" else make_player("bot", s, 17) for s in seats}
+    with pytest.raises(Crash):
+        asyncio.run(run(game, table, [writer, first, crash_after(45)]))
+    writer._file.close()  # type: ignore[union-attr]
+    cut = read_transcript(writer.path)
+    asked_before = len(first.keyboard.prompts)  # type: ignore[attr-defined]
+    assert asked_before > 0 and cut.summary is None
+
+    console, keys = recording_console(), autopilot(18)
+    resumption = prepare_resume(writer.path, player_kwargs={"P2": {"console": console, "keyboard": keys}})
+    person = resumption.players["P2"]
+    assert isinstance(person, HumanPlayer) and keys.prompts == []  # rebuilding asked the person nothing
+    resumption.observers.append(person)
+    asyncio.run(resumption.run())
+    assert resumption.game.finished and keys.prompts  # asked again, live
+    screen = screen_of(console)
+    my_role = game.role_of["P2"]
+    assert my_role in screen  # the screen starts with what P2 had seen before the cut
+    after = read_transcript(writer.path)
+    assert after.complete and after.events[: len(cut.events)] == cut.events
+    assert any(e["type"] == "action" and e.get("actor") == "P2" for e in after.events[len(cut.events) :])
+    assert replay(after).ok
+
+
+def test_a_person_in_a_terminal_killed_with_sigkill_and_resumed(tmp_path):
+    """`arena play --human` in a real terminal (a pty), killed mid-game; `arena resume` asks the person again."""
+    import pexpect
+
+    from tests.test_human import ANSI, PROMPT
+
+    good = {"say": "Just a citizen.", "claim": "", "accuse": "2", "verdict": "yes", "kill": "1", "check": "1", "floor": ""}
+    env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
+
+    def spawn(*args: str) -> Any:
+        child = pexpect.spawn(sys.executable, ["-m", "arena", *args], cwd=str(ROOT), env=env, encoding="utf-8", timeout=30)
+        child.logfile_read = io.StringIO()
+        return child
+
+    child = spawn("play", "classic", "--seed", "3", "--human", "ann", "--transcripts", str(tmp_path))
+    for _ in range(4):
+        child.expect(PROMPT)
+        child.sendline(good.get(child.match.group(1), "1"))
+    child.expect(PROMPT)  # the fifth question is on the screen: the power goes out
+    child.kill(signal.SIGKILL)
+    child.close()
+    assert child.signalstatus == signal.SIGKILL
+    [path] = tmp_path.glob("*.jsonl")
+    cut = read_transcript(path)
+    assert cut.summary is None and cut.header["players"]["Ann"] == "human"
+
+    child = spawn("resume", str(path))
+    asked = 0
+    while child.expect([PROMPT, pexpect.EOF]) == 0:
+        asked += 1
+        child.sendline(good.get(child.match.group(1), "1"))
+    child.close()
+    screen = ANSI.sub("", child.logfile_read.getvalue())
+    assert child.exitstatus == 0, screen[-2000:]
+    assert asked > 0 and "resuming after" in screen and "Result: " in screen
+    after = read_transcript(path)
+    assert after.complete and after.events[: len(cut.events)] == cut.events
+    assert replay(after).ok
