@@ -161,6 +161,24 @@ class TranscriptWriter:
         started = utc_now()
         return cls(transcript_path(directory, game.name, game.seed, started), game, players, started=started, extra=extra)
 
+    @classmethod
+    def reopen(cls, path: Path, transcript: Transcript, written: int | None = None) -> TranscriptWriter:
+        """A writer appending to an interrupted game's transcript (:mod:`arena.run.resume`): its
+        header stays, events go on after the first ``written`` (default: all those recorded).
+        The file must end with a whole line."""
+        writer = cls.__new__(cls)
+        writer.path = path
+        started = transcript.header.get("started")
+        try:
+            writer.started = datetime.fromisoformat(started) if isinstance(started, str) else utc_now()
+        except ValueError:
+            writer.started = utc_now()
+        writer._file = path.open("a", encoding="utf-8")
+        writer._written = len(transcript.events) if written is None else written
+        writer.finished = False
+        writer.players = {}
+        return writer
+
     def track_usage(self, players: Mapping[str, object]) -> None:
         """Put each model seat's usage totals (``player.usage.as_dict()``) in the summary."""
         self.players = players
