@@ -66,12 +66,12 @@ async def create(client: TestClient, **body: Any) -> dict[str, Any]:
 
 
 async def play_seat(
-    client: TestClient, table: str, token: str, choose: Any = None, *, speech: str | None = None
+    client: TestClient, table: str, token: str, choose: Any = None, *, speech: str | None = None, after: int = 0
 ) -> tuple[list[dict], dict]:
-    """Poll one seat to the end of its game, answering each decision (its default unless ``choose``
-    says otherwise); returns every event received and the last state."""
+    """Poll one seat to the end of its game (from event ``after`` on), answering each decision (its
+    default unless ``choose`` says otherwise); returns every event received and the last state."""
     received: list[dict] = []
-    after, version = 0, None
+    version = None
     for _ in range(5000):
         query = f"?after={after}&wait=10" + ("" if version is None else f"&version={version}")
         state = await (await client.get(f"/api/tables/{table}/seats/{token}{query}")).json()
@@ -324,7 +324,7 @@ async def test_pages_are_served_with_a_strict_policy_and_nothing_from_elsewhere(
             {"variant": "classic", "seats": {"Ann": "human"}},
             400,
             "seats.Ann: a person at a served table is 'person' (or 'person:NAME')",
-        ),  # noqa: E501
+        ),
         ({"variant": "classic", "seats": {"Ann": "wizard"}}, 400, None),
         ({"variant": "classic", "seats": {"Ann": "person:"}}, 400, "seats.Ann: a person's name is 1-40 printable characters"),
         ({"variant": "classic", "options": {"max_days": 0}}, 400, None),
@@ -442,3 +442,33 @@ def test_serve_warns_off_loopback_and_refuses_a_bad_port(tmp_path: Path) -> None
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# ---- a restart ------------------------------------------------------------------------------------------
+async def test_a_restarted_server_resumes_its_unfinished_tables_behind_the_same_links(tmp_path: Path) -> None:
+    async with served(tmp_path) as client:
+        made = await create(client, variant="classic", players=7, seed=9, seats={"Ann": "person", "Bob": "random"})
+        table, token = made["table"], made["seats"]["Ann"]["token"]
+        url = f"/api/tables/{table}/seats/{token}"
+        received: list[dict] = []
+        answered = 0
+        state = await (await client.get(f"{url}?after=0&wait=10")).json()
+        while answered < 2:
+            received += state["events"]
+            if state["decision"] is not None:
+                answer = {"decision": state["decision"]["id"], "action": state["decision"]["default"]}
+                assert (await client.post(f"{url}/answer", json=answer)).status == 200
+                answered += 1
+            after = received[-1]["seq"] if received else 0
+            state = await (await client.get(f"{url}?after={after}&wait=10&version={state['version']}")).json()
+        received += state["events"]
+    assert transcript_of(tmp_path, table).summary is None  # stopped with its server, not ended
+    async with served(tmp_path) as client:
+        listing = (await (await client.get("/api/tables")).json())["tables"]
+        assert [(t["table"], t["state"]) for t in listing] == [(table, "playing")]
+        rest, state = await play_seat(client, table, token, after=received[-1]["seq"])
+        assert state["state"] == "over"
+    transcript = transcript_of(tmp_path, table)
+    assert transcript.complete and replay(transcript).ok
+    events = [Event.from_dict(e) for e in transcript.events]
+    assert received + rest == [e.to_dict() for e in events if e.visible_to("Ann")]

@@ -291,3 +291,37 @@ def test_the_watch_page_shows_the_public_view_live_and_everything_after(tmp_path
         assert any(line.startswith("[team:mafia]") for line in everything)
         assert browser.evaluate("document.getElementById('result').textContent").startswith("Game over:")
         assert browser.errors() == [] and seat.errors() == []
+
+
+def test_the_server_killed_and_restarted_mid_game(tmp_path: Path) -> None:
+    """kill -9 mid-game; a new server on the same folder and port resumes the table, and the open
+    page reconnects by itself and plays the game to its end."""
+    data = tmp_path / "data"
+    server = Served(data)
+    try:
+        with chromium() as browser:
+            made = server.table(variant="classic", players=6, seed=21, seats={"Ann": "person", "Bob": "random"})
+            browser.open(server.base + made["seats"]["Ann"]["url"])
+            wait_for(browser, MY_TURN)
+            take_turn(browser, "Before the crash.")
+            wait_for(browser, MY_TURN)
+            before = browser.evaluate(CHAT)
+            server.stop(signal.SIGKILL)
+            wait_for(browser, "document.getElementById('connection').textContent.includes('reconnecting')")
+            server = Served(data, port=server.port)
+            wait_for(browser, "document.getElementById('connection').textContent === ''")
+            wait_for(browser, MY_TURN)
+            assert browser.evaluate(CHAT)[: len(before)] == before  # nothing lost, nothing shown twice
+            play_by_clicking(browser, speech="After the restart.")
+            chat = browser.evaluate(CHAT)
+            assert sum("Before the crash." in line for line in chat) == 1
+            assert any("After the restart." in line for line in chat)
+            failed = [e for e in browser.errors() if "ERR_CONNECTION_REFUSED" not in e and "Failed to fetch" not in e]
+            assert failed == []
+    finally:
+        server.stop()
+    from arena.run.replay import replay
+    from arena.run.transcript import read_transcript
+
+    transcript = read_transcript(data / "transcripts" / f"{made['table']}.jsonl")
+    assert transcript.complete and replay(transcript).ok

@@ -127,7 +127,10 @@ class Server:
             except TableError as exc:
                 log.warning("table %s cannot be resumed: %s", table_id, exc)
                 continue
+            table.answer_rate = self.answer_rate
             self.tables[table_id] = table
+            for note in table.resumed:
+                log.info("table %s: %s", table_id, note.replace(str(self.data), "DATA"))
 
     def _resume(self, record: dict[str, Any]) -> Table:
         from arena.serve.resume import resume_table

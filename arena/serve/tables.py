@@ -291,6 +291,7 @@ class Table:
         self.players: dict[str, Any] = {}
         self.writer: TranscriptWriter | None = None
         self.clock: WallClock | None = None
+        self.resumed: list[str] = []  # for a table its server resumed after a restart: what the rebuild did
         self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
 
     # ---- files -----------------------------------------------------------------------------------
@@ -374,16 +375,17 @@ class Table:
     def launch(self, coroutine: Any) -> None:
         self.task = asyncio.get_running_loop().create_task(coroutine)
 
-    async def _play(self, run_game: Any = None) -> None:
+    async def _play(self, resumed: Any = None) -> None:
+        """Play to the end; ``resumed`` is a resumed game's play (its observers already include this table)."""
         from arena.run.orchestrator import run
 
         assert self.writer is not None
         aborted = None
         try:
-            if run_game is None:
+            if resumed is None:
                 await run(self.game, self.players, [self.writer, self], clock=self.clock)
             else:
-                await run_game
+                await resumed
         except asyncio.CancelledError:  # the server stops: the game stays unfinished, to be resumed
             self.writer.close(self.game)
             raise
