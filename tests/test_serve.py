@@ -189,6 +189,19 @@ async def test_live_views_only_with_the_option_and_only_without_a_person(tmp_pat
             assert not any("to" in e for e in state["events"])
 
 
+async def test_a_paced_table_of_bots_can_be_watched_as_it_is_played(tmp_path: Path) -> None:
+    async with served(tmp_path) as client:
+        made = await create(client, variant="classic", players=9, seed=2, pace=0.1)
+        await asyncio.sleep(0.45)
+        state = await (await client.get(f"/api/tables/{made['table']}/watch?after=0")).json()
+        assert not state["over"] and state["events"]  # a few steps in, not the whole game at once
+        times = state["times"]
+        assert len(times) == len(state["events"]) and times == sorted(times)
+        assert times[-1] - times[0] >= 0.2
+        live, _ = await watch(client, made["table"])
+        assert live
+
+
 # ---- the decision and its default -----------------------------------------------------------------------
 async def test_a_timeout_plays_the_default_the_page_was_shown(tmp_path: Path) -> None:
     """A vote has no fixed default: the seat draws it when posed, shows it, and plays it on time-out."""
@@ -332,6 +345,7 @@ async def test_pages_are_served_with_a_strict_policy_and_nothing_from_elsewhere(
         ({"variant": "classic", "timeout": 0}, 400, None),
         ({"variant": "duel", "beat_seconds": 0.1}, 400, "beat_seconds must be 0.2-600"),
         ({"variant": "classic", "colour": "red"}, 400, "unknown key 'colour'"),
+        ({"variant": "classic", "pace": -1}, 400, "pace must be 0-60 seconds between steps"),
     ],
 )
 async def test_a_bad_table_is_one_line_and_no_table(tmp_path: Path, body: Any, status: int, error: str | None) -> None:

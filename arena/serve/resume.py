@@ -32,6 +32,10 @@ class Relay:
         if self.table is not None:
             self.table.beat_started(beat)
 
+    async def hold(self, game: Any) -> None:
+        if self.table is not None:
+            await self.table.hold(game)
+
 
 def unfinished(data: Path) -> Iterator[dict[str, Any]]:
     """The records of the data folder's tables whose game has neither ended nor been stopped."""
@@ -56,6 +60,7 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
         seats = [Seat(s["name"], s["spec"], s.get("person"), s.get("token_sha256")) for s in record["seats"]]
         timeout = record.get("timeout")
         beat_seconds = float(record["beat_seconds"])
+        pace = float(record.get("pace", 0))
         table_id = str(record["id"])
     except (KeyError, TypeError, ValueError) as exc:
         raise TableError(500, f"table record: {exc}") from None
@@ -72,7 +77,14 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
     except (ResumeError, RulesError) as exc:
         raise TableError(500, str(exc)) from None
     table = Table(
-        table_id, resumption.game, seats, data, timeout=timeout, beat_seconds=beat_seconds, created=record.get("created")
+        table_id,
+        resumption.game,
+        seats,
+        data,
+        timeout=timeout,
+        beat_seconds=beat_seconds,
+        pace=pace,
+        created=record.get("created"),
     )
     relay.table = table
     for web in persons.values():

@@ -180,6 +180,7 @@ class TableSetup:
     seats: list[Seat]
     timeout: float | None = DEFAULT_PERSON_TIMEOUT
     beat_seconds: float = DEFAULT_BEAT_SECONDS
+    pace: float = 0.0
 
 
 def _person_name(seat: str, spec: str) -> str | None:
@@ -200,7 +201,7 @@ def check_setup(body: Any) -> TableSetup:
 
     if not isinstance(body, dict):
         raise TableError(400, "the body must be a JSON object")
-    unknown = sorted(set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds"})
+    unknown = sorted(set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace"})
     if unknown:
         raise TableError(400, f"unknown key {unknown[0]!r}")
     name = body.get("variant")
@@ -253,7 +254,11 @@ def check_setup(body: Any) -> TableSetup:
     beat = body.get("beat_seconds", DEFAULT_BEAT_SECONDS)
     if not isinstance(beat, (int, float)) or isinstance(beat, bool) or not 0.2 <= beat <= 600:
         raise TableError(400, "beat_seconds must be 0.2-600")
-    return TableSetup(variant, config.options, seed, seats, None if timeout is None else float(timeout), float(beat))
+    pace = body.get("pace", 0)
+    if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= 60:
+        raise TableError(400, "pace must be 0-60 seconds between steps")
+    timeout = None if timeout is None else float(timeout)
+    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace))
 
 
 class Table:
@@ -268,6 +273,7 @@ class Table:
         *,
         timeout: float | None,
         beat_seconds: float,
+        pace: float = 0.0,
         created: float | None = None,
     ) -> None:
         self.id = table_id
@@ -277,6 +283,8 @@ class Table:
         self.data = data
         self.timeout = timeout
         self.beat_seconds = beat_seconds
+        self.pace = pace  # seconds between two steps, so a table of bots can be watched as it is played
+        self.stamps: list[float | None] = []  # when each event of the log reached the table (wall clock, seconds)
         self.created = created or time.time()
         self.waiters = Waiters()
         self.beat: Beat | None = None
@@ -311,6 +319,7 @@ class Table:
             "created": self.created,
             "timeout": self.timeout,
             "beat_seconds": self.beat_seconds,
+            "pace": self.pace,
             "seats": [
                 {"name": s.name, "spec": s.spec, "person": s.person, "token_sha256": s.token_sha256} for s in self.seats.values()
             ],
@@ -411,7 +420,16 @@ class Table:
     # ---- the observer -------------------------------------------------------------------------------
     def __call__(self, game: Game) -> None:
         """Observer: a change to the log wakes every poll on this table."""
+        stamps = self.stamps
+        if len(stamps) < len(game.log):
+            now = time.time()
+            stamps.extend(now for _ in range(len(game.log) - len(stamps)))
         self.changed()
+
+    async def hold(self, game: Game) -> None:
+        """Between two steps (the orchestrator awaits it): the table's pace, if it has one."""
+        if self.pace and not game.finished:
+            await asyncio.sleep(self.pace)
 
     def beat_started(self, beat: Beat) -> None:
         self.beat = beat
@@ -431,12 +449,15 @@ class Table:
             dicts.append(json.loads(dumps(log_[len(dicts)].to_dict())))  # actions as plain objects
         return dicts[index]
 
-    def events_for(self, viewer: str | None, after: int, everything: bool = False) -> tuple[list[dict], list[list]]:
+    def events_for(self, viewer: str | None, after: int, everything: bool = False) -> tuple[list[dict], list[list], list]:
         """Events with seq > ``after`` that ``viewer`` may see (None: a watcher, the public view;
-        ``everything``: every view, for a watcher once the game is over), with their sentences."""
+        ``everything``: every view, for a watcher once the game is over), their sentences, and when
+        each reached the table (None for the events rebuilt by a resume)."""
         log_ = self.game.log
+        stamps = self.stamps
         events: list[dict] = []
         lines: list[list] = []
+        times: list[float | None] = []
         for index in range(max(0, after), len(log_)):
             event = log_[index]
             if everything:
@@ -447,10 +468,11 @@ class Table:
             elif not event.visible_to(viewer):
                 continue
             events.append(self._dict(index))
+            times.append(stamps[index] if index < len(stamps) else None)
             line = line_of(event, viewer, self.word)
             if line is not None:
                 lines.append([event.seq, *line])
-        return events, lines
+        return events, lines, times
 
     def decision_for(self, seat: str) -> dict[str, Any] | None:
         web = self.persons.get(seat)
@@ -482,7 +504,7 @@ class Table:
         }
 
     def seat_state(self, seat: str, after: int) -> dict[str, Any]:
-        events, lines = self.events_for(seat, after)
+        events, lines, times = self.events_for(seat, after)
         now = asyncio.get_running_loop().time()
         web = self.persons.get(seat)
         return {
@@ -492,6 +514,7 @@ class Table:
             "seats": list(self.game.seats),
             "events": events,
             "lines": lines,
+            "times": times,
             "decision": self.decision_for(seat),
             "beat": beat_json(web.beat if web is not None else self.beat, now),
             "over": self.over,
@@ -502,7 +525,7 @@ class Table:
 
     def watch_state(self, after: int, live_views: bool) -> dict[str, Any]:
         everything = self.over or (live_views and not self.persons)
-        events, lines = self.events_for(None, after, everything)
+        events, lines, times = self.events_for(None, after, everything)
         now = asyncio.get_running_loop().time()
         return {
             "table": self.id,
@@ -510,6 +533,7 @@ class Table:
             "seats": list(self.game.seats),
             "events": events,
             "lines": lines,
+            "times": times,
             "all_views": everything,
             "beat": beat_json(self.beat, now),
             "over": self.over,
@@ -636,11 +660,11 @@ class ArchivedTable:
 
     def seat_state(self, seat: str, after: int) -> dict[str, Any]:
         events, lines = self._events(seat, after, False)
-        return {**self._common(), "seat": seat, "events": events, "lines": lines}
+        return {**self._common(), "seat": seat, "events": events, "lines": lines, "times": [None] * len(events)}
 
     def watch_state(self, after: int, live_views: bool) -> dict[str, Any]:
         events, lines = self._events(None, after, True)
-        return {**self._common(), "events": events, "lines": lines, "all_views": True}
+        return {**self._common(), "events": events, "lines": lines, "times": [None] * len(events), "all_views": True}
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -675,6 +699,6 @@ def new_table(setup: TableSetup, data: Path) -> Created:
             token = secrets.token_urlsafe(24)
             tokens[seat.name] = token
             seat.token_sha256 = token_hash(token)
-    table = Table(table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds)
+    table = Table(table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace)
     table.build_players()
     return Created(table, tokens)
