@@ -362,6 +362,8 @@ async def test_a_bad_table_is_one_line_and_no_table(tmp_path: Path, body: Any, s
 
 async def test_sizes_and_queries_are_limited(tmp_path: Path) -> None:
     async with served(tmp_path) as client:
+        form = await client.post("/api/tables", data="variant=classic", headers={"Content-Type": "text/plain"})
+        assert (form.status, await form.json()) == (415, {"error": "send JSON (Content-Type: application/json)"})
         big = b"{" + b" " * 70_000 + b"}"
         response = await client.post("/api/tables", data=big, headers={"Content-Type": "application/json"})
         assert response.status == 413

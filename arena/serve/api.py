@@ -50,6 +50,10 @@ def _wait(request: web.Request) -> float:
 
 
 async def _body(request: web.Request) -> Any:
+    # JSON only: a form or text/plain post from another site's page (which needs no CORS preflight)
+    # is refused before it is read
+    if request.content_type != "application/json":
+        raise TableError(415, "send JSON (Content-Type: application/json)")
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
