@@ -227,6 +227,7 @@ def main() -> None:
         "delay_ms_p50": round(percentile(ms, 0.50), 1), "delay_ms_p95": round(percentile(ms, 0.95), 1),
         "delay_ms_max": round(max(ms), 1) if ms else None, "delay_ms_mean": round(statistics.fmean(ms), 1) if ms else None,
         "memory_mb_start": round(start_mb, 1), "memory_mb_peak": round(max(peak), 1), "memory_mb_end": round(end_mb, 1),
+        "memory_mb_every_30s": [round(mb, 1) for mb in peak[::30]],
         "errors": len(bench.errors), "first_errors": bench.errors[:5],
         "load_average": os.getloadavg()[0],
     }  # fmt: skip
@@ -242,6 +243,7 @@ def main() -> None:
     p50, p95, most = figures["delay_ms_p50"], figures["delay_ms_p95"], figures["delay_ms_max"]
     print(f"delay event -> watcher: p50 {p50} ms, p95 {p95} ms, max {most} ms")
     print(f"server memory: {start_mb:.1f} MB at start, {max(peak):.1f} MB peak, {end_mb:.1f} MB at the end")
+    print(f"server memory every 30 s: {', '.join(f'{mb:.1f}' for mb in figures['memory_mb_every_30s'])} MB")
     print(f"errors: {len(bench.errors)}" + (f" (first: {bench.errors[0]})" if bench.errors else ""))
     print(f"load average (1 min) at the end: {figures['load_average']:.2f}")
 

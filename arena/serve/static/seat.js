@@ -41,10 +41,24 @@ function describe(action) {
   return (LABELS[kind] || `${kind} {}`).replace("{}", value);
 }
 
+// What was typed survives a closed tab too: the open decision's draft is kept in this browser.
+const draftKey = `arena-draft:${tableId}:${token.slice(0, 12)}`;
+
 function draftOf(id) {
-  if (!drafts[id]) drafts[id] = { speech: "", words: "", fields: {}, floor: [], role: "", checks: [] };
+  if (!drafts[id]) {
+    let kept = null;
+    try { kept = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (err) { kept = null; }
+    drafts[id] = kept && kept.id === id ? kept.draft : { speech: "", words: "", fields: {}, floor: [], role: "", checks: [] };
+  }
   return drafts[id];
 }
+
+function saveDraft() {
+  if (!decision || !drafts[decision.id]) return;
+  try { localStorage.setItem(draftKey, JSON.stringify({ id: decision.id, draft: drafts[decision.id] })); } catch (err) { /* storage full or off */ }
+}
+
+for (const type of ["input", "change", "click"]) panel.addEventListener(type, () => setTimeout(saveDraft, 0), true);
 
 function setTitle() {
   const mine = decision && !sending;
@@ -77,6 +91,7 @@ async function send(action) {
     return;
   }
   if (response.ok) {
+    try { localStorage.removeItem(draftKey); } catch (err) { /* nothing kept */ }
     panel.replaceChildren(el("p", { class: "muted", text: `Sent (${describe(action)}). Waiting for the table…` }));
     decision = null;
     sending = false;
