@@ -26,7 +26,8 @@ pytest.importorskip("aiohttp")
 from aiohttp.test_utils import TestClient, TestServer
 
 from arena.engine import Event
-from arena.players.web import TIMEOUT_THOUGHT
+from arena.players.web import TIMEOUT_THOUGHT, default_answer
+from arena.run.config import DEFAULT_NAMES
 from arena.run.replay import replay
 from arena.run.transcript import read_transcript
 from arena.serve.app import SERVER, make_app
@@ -230,6 +231,27 @@ async def test_a_timeout_plays_the_default_the_page_was_shown(tmp_path: Path) ->
     for request, default in shown.items():
         assert played[request] == {**default, "thought": TIMEOUT_THOUGHT}
     assert any(d["kind"] in ("vote", "verdict") for d in shown.values())
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_default_shown_is_always_a_legal_answer(variant: str) -> None:
+    """Every decision of a game played on defaults alone: the seat's default passes the engine."""
+    from arena.engine import Decision
+
+    cls = VARIANTS[variant]
+    options = {"hands": 2, "beats": 3} if variant in ("duel", "duel3", "trio") else None
+    drawn = 0  # decisions with no default of their own: the seat draws one
+    for seed in range(3):
+        game = cls(DEFAULT_NAMES[: cls.default_players], options, seed)
+        while not game.finished:
+            decisions = []
+            for request in game.pending():
+                drawn += request.default is None
+                action = default_answer(request, seed)
+                assert game.validate(request, action) is None, (request.question, action)
+                decisions.append(Decision(request, action, False, [(action, None)]))
+            game.resolve(decisions)
+    assert drawn or variant in ("duel", "duel3", "trio")  # every McKay decision defaults to a pass
 
 
 async def test_a_refused_answer_gets_the_engines_reason_and_a_good_one_goes_through(tmp_path: Path) -> None:

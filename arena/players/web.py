@@ -108,6 +108,7 @@ class WebSeat:
             try:
                 return await asyncio.wait_for(asyncio.shield(posed.answer), left)
             except TimeoutError:
+                self._deadlines.pop(request.id, None)
                 return posed.default.model_copy(update={"thought": TIMEOUT_THOUGHT})
         finally:
             if self.posed is posed:

@@ -148,7 +148,8 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         for table in self.tables.values():
-            table.changed() if isinstance(table, Table) else None
+            if isinstance(table, Table):
+                table.changed()  # a poll still waiting answers now
 
 
 def _page(name: str) -> Any:
