@@ -135,6 +135,10 @@ async def test_a_person_plays_a_classic_game_through_the_api(tmp_path: Path) -> 
     assert transcript.header["players"]["Bob"] == "random"
     assert transcript.header["table"] == made["table"]
     assert replay(transcript).ok
+    from arena.report import report  # the folder of served games reads like any other: the person is an entrant
+
+    report(tmp_path / "transcripts", tmp_path / "report")
+    assert "human:Alice Liddell" in (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
 
 
 async def test_two_people_at_one_table_each_see_only_their_own_view(tmp_path: Path) -> None:
@@ -409,6 +413,8 @@ async def test_a_finished_table_leaves_memory_and_is_served_from_its_transcript(
         await asyncio.sleep(0.1)
         server.sweep()
         assert isinstance(server.tables[table], ArchivedTable)
+        server.sweep()
+        assert table not in server.tables  # nothing of it left in memory
         again = await (await client.get(f"/api/tables/{table}/seats/{token}?after=0")).json()
         assert again["events"] == received and again["over"] and again["state"] == "over"
         watched = await (await client.get(f"/api/tables/{table}/watch?after=0")).json()

@@ -93,7 +93,8 @@ class Server:
         return sorted(out, key=lambda s: -s.get("created", 0))
 
     def sweep(self) -> None:
-        """Finished tables leave memory after ``keep`` seconds: their transcript serves them from then on."""
+        """Finished tables leave memory after ``keep`` seconds: their transcript serves them from then on
+        (an archived table is dropped at the next sweep and read again when it is asked for)."""
         now = time.monotonic()
         for table_id, table in list(self.tables.items()):
             if isinstance(table, Table) and table.finished_at is not None and now - table.finished_at >= self.keep:
@@ -102,7 +103,7 @@ class Server:
                     self.tables[table_id] = ArchivedTable(record, self.data)
                     table.changed()  # any poll still waiting on it returns now
             elif isinstance(table, ArchivedTable):
-                table.forget()
+                del self.tables[table_id]  # read from its files again when asked for
 
     async def _sweep_forever(self) -> None:
         while True:

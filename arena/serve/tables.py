@@ -625,10 +625,6 @@ class ArchivedTable:
 
     over = True
 
-    def forget(self) -> None:
-        """Drop the cached transcript (the server evicts idle archives)."""
-        self._cache = None
-
     def _events(self, viewer: str | None, after: int, everything: bool) -> tuple[list[dict], list[list]]:
         transcript = self._read()
         word = day_word(self.variant)
