@@ -207,6 +207,25 @@ async def test_a_paced_table_of_bots_can_be_watched_as_it_is_played(tmp_path: Pa
         assert live
 
 
+async def test_a_table_that_ends_leaves_the_shared_model_clients_open(tmp_path: Path) -> None:
+    """Model seats' HTTP clients are pooled per event loop, shared by every table's model seats: a
+    table that ends must not close them under the others (the server closes them when it stops)."""
+    from arena.players.llm import player as llm_player
+    from tests.llm_server import FakeModelServer
+
+    with FakeModelServer(seed=3) as stand_in:
+        model = f"openai:stand-in@{stand_in.openai_url}"
+        async with served(tmp_path) as client:
+            made = await create(client, variant="classic", players=6, seed=1, seats={"Ann": model})
+            while (await (await client.get(f"/api/tables/{made['table']}")).json())["state"] == "playing":
+                await asyncio.sleep(0.05)
+            pool = llm_player._clients.get(asyncio.get_running_loop(), {})
+            assert pool and not any(c.is_closed() for c in pool.values())
+        assert asyncio.get_running_loop() not in llm_player._clients  # closed with the server
+    transcript = transcript_of(tmp_path, made["table"])
+    assert transcript.complete and transcript.calls
+
+
 # ---- the decision and its default -----------------------------------------------------------------------
 async def test_a_timeout_plays_the_default_the_page_was_shown(tmp_path: Path) -> None:
     """A vote has no fixed default: the seat draws it when posed, shows it, and plays it on time-out."""

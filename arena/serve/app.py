@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,10 @@ class Server:
         for table in self.tables.values():
             if isinstance(table, Table):
                 table.changed()  # a poll still waiting answers now
+        if "arena.players.llm" in sys.modules:  # the model seats' pooled HTTP clients, shared by every table
+            from arena.players.llm import close_clients
+
+            await close_clients()
 
 
 def _page(name: str) -> Any:

@@ -403,14 +403,9 @@ class Table:
         except Exception as exc:  # a broken table must not take the server down
             log.exception("table %s failed", self.id)
             aborted = f"the server could not go on: {type(exc).__name__}"
-        finally:
-            for player in self.players.values():
-                close = getattr(player, "aclose", None)
-                if close is not None:
-                    try:
-                        await close()
-                    except Exception:  # closing a model's connection is best effort
-                        log.warning("table %s: a seat did not close cleanly", self.id)
+        # Model seats are not closed here: their HTTP clients are pooled per event loop and shared
+        # by every table's model seats (closing one table's would cut the others' off); the server
+        # closes the pool when it stops.
         self.writer.close(self.game, aborted=aborted)
         self.aborted = aborted
         self.state = "over" if self.game.finished else "stopped"
