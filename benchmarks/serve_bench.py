@@ -15,7 +15,8 @@ long-poll the watch API, spread over the tables (a watcher whose table ends move
   has just joined,
 - **server memory** (the child's resident set, /proc/PID/status VmRSS) at the start, its peak, at
   the end; with ``--keep`` finished tables leave memory and are served from their transcripts,
-- **errors**: any answer that is not 200 or 201, and any failed request.
+- **errors**: any answer that is not 200 or 201, and any failed request; and the tables that
+  stopped before their end (a model seat's endpoint down) rather than finishing.
 
     python benchmarks/serve_bench.py                        # 20 tables, 100 watchers, 60 s
     python benchmarks/serve_bench.py --models --seconds 30  # one stand-in model seat per table
@@ -68,6 +69,7 @@ class Bench:
         self.errors: list[str] = []
         self.created = 0
         self.finished = 0
+        self.stopped = 0
         self.seeds = itertools.count(1)
         self.stop = False
 
@@ -97,6 +99,8 @@ class Bench:
                 if state != "playing":
                     self.live.remove(table)
                     self.finished += 1
+                    if state != "over":  # stopped before its end (a model endpoint down, …)
+                        self.stopped += 1
             while len(self.live) < self.args.tables and not self.stop:
                 await self.create(session)
             await asyncio.sleep(0.5)
@@ -222,6 +226,7 @@ def main() -> None:
     figures: dict[str, Any] = {
         "tables": args.tables, "watchers": args.watchers, "seconds": round(elapsed, 1), "pace": args.pace,
         "models": args.models, "tables_created": bench.created, "tables_finished": bench.finished,
+        "tables_stopped": bench.stopped,
         "events_delivered": bench.delivered, "events_caught_up": bench.caught_up, "joins": bench.joins,
         "delays_measured": len(ms),
         "delay_ms_p50": round(percentile(ms, 0.50), 1), "delay_ms_p95": round(percentile(ms, 0.95), 1),
@@ -236,7 +241,8 @@ def main() -> None:
         return
     print(
         f"{args.tables} tables (pace {args.pace} s{', a stand-in model seat each' if args.models else ''}), "
-        f"{args.watchers} watchers, {elapsed:.1f} s: {bench.created} tables created, {bench.finished} finished"
+        f"{args.watchers} watchers, {elapsed:.1f} s: {bench.created} tables created, {bench.finished} finished "
+        f"({bench.stopped} of them stopped before their end)"
     )
     joined = f"{bench.caught_up} ({bench.joins} joins)"
     print(f"events delivered live: {bench.delivered}; on joining a table (its game so far): {joined}")

@@ -337,3 +337,35 @@ def test_the_server_killed_and_restarted_mid_game(tmp_path: Path) -> None:
 
     transcript = read_transcript(data / "transcripts" / f"{made['table']}.jsonl")
     assert transcript.complete and replay(transcript).ok
+
+
+def test_the_lobby_creates_a_table_with_a_link_per_person(tmp_path: Path) -> None:
+    with serving(tmp_path / "data") as server, chromium() as browser:
+        browser.open(server.base + "/")
+        wait_for(browser, "document.querySelectorAll('#seat-rows .seat-row').length === 9")  # classic's default table
+        browser.evaluate(
+            "(() => { const v = document.getElementById('variant'); v.value = 'duel'; v.dispatchEvent(new Event('change')); })()"
+        )
+        assert browser.evaluate("document.querySelectorAll('#seat-rows .seat-row').length") == 2
+        browser.evaluate(
+            "(() => { const k = document.querySelector('[data-seat=\"Ann\"]'); k.value = 'person';"
+            " k.dispatchEvent(new Event('change')); })()"
+        )
+        type_into(browser, '[data-extra="Ann"]', "Anna")
+        type_into(browser, "#seed", "4")
+        browser.evaluate("document.getElementById('create-button').click()")
+        link = wait_for(browser, "document.querySelector('[data-seat-link=\"Ann\"]')?.href")
+        watch = browser.evaluate("document.getElementById('watch-link').href")
+        assert link.startswith(server.base + "/tables/") and "/seat#" in link
+        assert watch.startswith(server.base + "/tables/") and watch.endswith("/watch")
+        wait_for(browser, "document.querySelectorAll('#tables tr').length === 1")
+        assert browser.evaluate("document.querySelector('#tables tr').innerText").split("\t")[1:3] == ["duel", "playing (hand 1)"]
+        table = watch.split("/")[-2]
+        header = (server.data / "transcripts" / f"{table}.jsonl").read_text().splitlines()[0]
+        assert json.loads(header)["players"] == {"Ann": "human:Anna", "Bob": "bot"}
+        browser.evaluate("document.getElementById('create-button').click()")  # the same form again: a second table
+        wait_for(browser, "document.querySelectorAll('#tables tr').length === 2")
+        type_into(browser, "#config", "players = [")
+        browser.evaluate("document.getElementById('create-button').click()")
+        assert wait_for(browser, "document.getElementById('create-error').textContent").startswith("config:")
+        assert browser.errors() == [e for e in browser.errors() if "status of 400" in e]

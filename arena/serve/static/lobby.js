@@ -67,6 +67,8 @@ async function create(event) {
   if (timeout !== "") body.timeout = Number(timeout);
   const beat = document.getElementById("beat").value;
   if (beat !== "") body.beat_seconds = Number(beat);
+  const pace = document.getElementById("pace").value;
+  if (pace !== "" && Number(pace) > 0) body.pace = Number(pace);
   const config = document.getElementById("config").value;
   if (config.trim()) body.config = config;
   const response = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
