@@ -480,3 +480,62 @@ def test_a_person_in_a_terminal_killed_with_sigkill_and_resumed(tmp_path):
     after = read_transcript(path)
     assert after.complete and after.events[: len(cut.events)] == cut.events
     assert replay(after).ok
+
+
+# ---- tournaments: a game that failed mid-way goes on ---------------------------------------------------------
+def tournament(server: Any, tmp_path: Path, name: str) -> Any:
+    from arena.tournament.config import parse_tournament
+    from tests.test_tournament_run import FAST
+
+    oa = {"spec": f"openai:fake-oa@{server.openai_url}", "price_input": 2.0, "price_output": 8.0, **FAST, "attempts": 2}
+    return parse_tournament({
+        "name": name, "seed": 2, "games": 2, "concurrency": 1, "beliefs": True,
+        "database": str(tmp_path / f"{name}.sqlite"), "transcripts": str(tmp_path / f"tr-{name}"),
+        "models": {"bot": "bot", "oa": oa},
+        "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+    })  # fmt: skip
+
+
+def game_calls(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stand-in's log without each run's endpoint check (its "ping")."""
+    return [e for e in log if e["body"].get("messages") != [{"role": "user", "content": "ping"}]]
+
+
+def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path):
+    """The endpoint dies mid-game: the game fails (its transcript aborted). The next run resumes it:
+    it sends only the calls the first try had not made, and the game, its rows and its beliefs are
+    those of a run that never failed."""
+    import sqlite3
+
+    from arena.tournament.runner import run_tournament
+    from tests.llm_server import FakeModelServer, Gate
+
+    with FakeModelServer(seed=6) as server:
+        whole = asyncio.run(run_tournament(tournament(server, tmp_path, "whole")))
+        reference = game_calls(server.log)
+        port = server.port
+    assert whole.played == 2
+    gate = Gate(fail_after=len(reference) // 4)  # in the first game
+    with FakeModelServer(seed=6, port=port, gate=gate) as server:
+        config = tournament(server, tmp_path, "cut")
+        first = asyncio.run(run_tournament(config))
+        assert (first.played, len(first.failed), first.not_started) == (0, 1, 1) and "endpoint down" in first.failed[0][1]
+        spent = len(game_calls(server.log))
+        assert 0 < spent < len(reference)
+        gate.fail_after = None  # the endpoint is back
+        again = asyncio.run(run_tournament(config))
+        resumed_calls = len(game_calls(server.log)) - spent
+    assert again.played == 2
+    assert resumed_calls == len(reference) - spent  # only the calls the first try had not made
+    rows = {}
+    for name in ("whole", "cut"):
+        with sqlite3.connect(tmp_path / f"{name}.sqlite") as db:
+            rows[name] = (
+                sorted((key, read_transcript(path).events) for key, path in db.execute("SELECT key, transcript FROM games")),
+                db.execute("SELECT game, seat, result, decisions, calls, cost FROM player_games ORDER BY game, seat").fetchall(),
+                db.execute("SELECT game, seat, day, target, p FROM beliefs ORDER BY game, seat, day, target").fetchall(),
+            )
+            attempts = db.execute("SELECT transcript, error FROM attempts ORDER BY id").fetchall()
+    assert rows["cut"] == rows["whole"] and rows["whole"][2]  # beliefs were asked, and kept across the cut
+    assert len(attempts) == 3 and attempts[0][0] == attempts[1][0] and attempts[0][1] and attempts[1][1] is None
+    assert replay(read_transcript(attempts[1][0])).ok
