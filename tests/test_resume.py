@@ -539,3 +539,45 @@ def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path)
     assert rows["cut"] == rows["whole"] and rows["whole"][2]  # beliefs were asked, and kept across the cut
     assert len(attempts) == 3 and attempts[0][0] == attempts[1][0] and attempts[0][1] and attempts[1][1] is None
     assert replay(read_transcript(attempts[1][0])).ok
+
+
+# ---- McKay's games on the wall clock ------------------------------------------------------------------------
+def test_a_wall_clock_game_resumes_after_its_last_recorded_beat(tmp_path):
+    """A duel on the wall clock (beats of real seconds; bots answer at seeded moments) killed mid-match:
+    the resume rebuilds to the last recorded beat with the header's clock, the bots' think-time streams
+    go on where they were, the cut beat starts again in full, and the transcript replays exactly."""
+    from arena.run.wallclock import ThinkTime, WallClock
+
+    cls = VARIANTS["duel"]
+    seats = seats_of(cls)
+    game = cls(seats, {"hands": 4}, 9)
+    clock = WallClock(0.03, seed=9, think={"P1": ThinkTime(0.001, 0.02)})
+    writer = TranscriptWriter(tmp_path / "clock.jsonl", game, dict.fromkeys(seats, "bot"), extra={"clock": clock.describe()})
+    bots = {s: make_player("bot", s, 9) for s in seats}
+    with pytest.raises(Crash):
+        asyncio.run(run(game, bots, [writer, crash_after(30)], clock=clock))
+    writer._file.close()  # type: ignore[union-attr]
+    cut = read_transcript(writer.path)
+    timed = [e for e in cut.events if e["type"] == "action" and "at" in e["data"]]
+    assert timed and cut.summary is None
+
+    resumption = prepare_resume(writer.path)
+    assert resumption.clock is not None and resumption.clock.seconds == 0.03
+    assert str(resumption.clock.think.get("P1")) == "0.001-0.02"
+    # each bot drew one think time per recorded attempt in a beat: the next draw is the one an unbroken run makes
+    fresh = WallClock(0.03, seed=9, think={"P1": ThinkTime(0.001, 0.02)})
+    for seat in seats:
+        drawn = sum(
+            1
+            for e in cut.events
+            if e.get("actor") == seat and e["type"] in ("action", "rejected", "forfeit") and "request" in e["data"]
+            and e["data"]["request"] in {t["data"]["request"] for t in timed}
+        )  # fmt: skip
+        for _ in range(drawn):
+            fresh.think_time(seat)
+        assert resumption.clock.think_time(seat) == fresh.think_time(seat), seat
+    asyncio.run(prepare_resume(writer.path).run())
+    after = read_transcript(writer.path)
+    assert after.complete and after.events[: len(cut.events)] == cut.events
+    assert any("at" in e["data"] for e in after.events[len(cut.events) :] if e["type"] == "action")  # beats went on
+    assert replay(after).ok
