@@ -234,16 +234,19 @@ def test_a_finished_transcript_is_refused_with_exit_2(tmp_path, capsys):
         ('{"type": "event"}\n', "the first line must be the header"),
         ("VARIANT", "unknown variant"),
         ("CHANGED", "does not rebuild from its answers"),
+        ("PEOPLE", "2 people played this table (P1, P2): one terminal seats one person"),
     ],
 )
 def test_bad_files_are_one_line(tmp_path, capsys, content, words):
     path = tmp_path / "t.jsonl"
-    if content in ("VARIANT", "CHANGED"):
+    if content in ("VARIANT", "CHANGED", "PEOPLE"):
         source = crashed_bot_game(tmp_path, VARIANTS["classic"], 6, 60)
         lines = source.read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0])
         if content == "VARIANT":
             header["variant"] = "chess"
+        elif content == "PEOPLE":  # a table served to two people (human:NAME seats)
+            header["players"].update({"P1": "human:ann", "P2": "human:bob"})
         else:
             header["seed"] = 99  # another deal: the recorded answers no longer fit the game
         path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")

@@ -128,10 +128,15 @@ def clock_from_header(header: Mapping[str, Any], seed: int) -> WallClock | None:
         raise ResumeError(f"header clock: {exc}") from None
 
 
+def is_person(spec: str) -> bool:
+    """A seat a person played: ``human`` at the terminal, ``human:NAME`` at a served table."""
+    return spec == "human" or spec.startswith("human:")
+
+
 def _default_factory(spec: str, name: str, seed: int, **extra: Any) -> Any:
     from arena.players.registry import make_player
 
-    return make_player(spec, name, seed, **extra)
+    return make_player("human" if is_person(spec) else spec, name, seed, **extra)
 
 
 @dataclass(slots=True)
@@ -277,7 +282,7 @@ def prepare_resume(
             continue
         spec = specs.get(seat, "?")
         extra: dict[str, Any] = dict((player_kwargs or {}).get(seat, {}))
-        if spec not in BUILTIN:
+        if spec not in BUILTIN and not is_person(spec):
             extra = {"variant": header["variant"], "options": header["options"], "recorder": recorder(seat), **extra}
         try:
             seated[seat] = factory(spec, seat, seed, **extra)
