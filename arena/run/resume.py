@@ -6,7 +6,10 @@ every model call made. Resuming it:
 
 1. **Repairs the file.** A last line cut short by the crash is dropped (a note says how many
    bytes); a stopped game's summary (``aborted``: a person quit, Ctrl-C, an endpoint down) is
-   dropped too, since the game is no longer stopped. A finished game is refused.
+   dropped too, since the game is no longer stopped; a step whose resolution was cut while being
+   written is written again whole; the decisions forfeited in the endpoint outage that stopped
+   the game are taken back (:func:`_outage`). A finished game is refused. The file is changed
+   only once the rebuild below has succeeded.
 2. **Rebuilds the game** with :func:`arena.run.replay.rebuild`, which offers every recorded
    answer again through the orchestrator's own rulings: nobody is asked. The rebuilt log must
    equal the recorded one event for event, else the variant's rules changed and resuming is refused.
@@ -29,8 +32,8 @@ recorded beat; the beat that was cut starts again in full (its seconds on the wa
 now), and the bots' think times go on from their seeded streams where they were.
 
 A resumed game of bots (or scripted seats) ends exactly as the uninterrupted game would have;
-a model seat does too when its model answers the same prompt the same way (a seeded local
-model, the tests' loopback stand-in), since the prompts are identical.
+a game with model seats does too when the models give the same answer to the same prompt (the
+tests' loopback stand-in does), since every prompt is the one the uninterrupted game sent.
 """
 
 from __future__ import annotations
