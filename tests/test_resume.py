@@ -234,16 +234,19 @@ def test_a_finished_transcript_is_refused_with_exit_2(tmp_path, capsys):
         ('{"type": "event"}\n', "the first line must be the header"),
         ("VARIANT", "unknown variant"),
         ("CHANGED", "does not rebuild from its answers"),
+        ("PEOPLE", "2 people played this table (P1, P2): one terminal seats one person"),
     ],
 )
 def test_bad_files_are_one_line(tmp_path, capsys, content, words):
     path = tmp_path / "t.jsonl"
-    if content in ("VARIANT", "CHANGED"):
+    if content in ("VARIANT", "CHANGED", "PEOPLE"):
         source = crashed_bot_game(tmp_path, VARIANTS["classic"], 6, 60)
         lines = source.read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0])
         if content == "VARIANT":
             header["variant"] = "chess"
+        elif content == "PEOPLE":  # a table served to two people (human:NAME seats)
+            header["players"].update({"P1": "human:ann", "P2": "human:bob"})
         else:
             header["seed"] = 99  # another deal: the recorded answers no longer fit the game
         path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
@@ -479,4 +482,105 @@ def test_a_person_in_a_terminal_killed_with_sigkill_and_resumed(tmp_path):
     assert asked > 0 and "resuming after" in screen and "Result: " in screen
     after = read_transcript(path)
     assert after.complete and after.events[: len(cut.events)] == cut.events
+    assert replay(after).ok
+
+
+# ---- tournaments: a game that failed mid-way goes on ---------------------------------------------------------
+def tournament(server: Any, tmp_path: Path, name: str) -> Any:
+    from arena.tournament.config import parse_tournament
+    from tests.test_tournament_run import FAST
+
+    oa = {"spec": f"openai:fake-oa@{server.openai_url}", "price_input": 2.0, "price_output": 8.0, **FAST, "attempts": 2}
+    return parse_tournament({
+        "name": name, "seed": 2, "games": 2, "concurrency": 1, "beliefs": True,
+        "database": str(tmp_path / f"{name}.sqlite"), "transcripts": str(tmp_path / f"tr-{name}"),
+        "models": {"bot": "bot", "oa": oa},
+        "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+    })  # fmt: skip
+
+
+def game_calls(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stand-in's log without each run's endpoint check (its "ping")."""
+    return [e for e in log if e["body"].get("messages") != [{"role": "user", "content": "ping"}]]
+
+
+def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path):
+    """The endpoint dies mid-game: the game fails (its transcript aborted). The next run resumes it:
+    it sends only the calls the first try had not made, and the game, its rows and its beliefs are
+    those of a run that never failed."""
+    import sqlite3
+
+    from arena.tournament.runner import run_tournament
+    from tests.llm_server import FakeModelServer, Gate
+
+    with FakeModelServer(seed=6) as server:
+        whole = asyncio.run(run_tournament(tournament(server, tmp_path, "whole")))
+        reference = game_calls(server.log)
+        port = server.port
+    assert whole.played == 2
+    gate = Gate(fail_after=len(reference) // 4)  # in the first game
+    with FakeModelServer(seed=6, port=port, gate=gate) as server:
+        config = tournament(server, tmp_path, "cut")
+        first = asyncio.run(run_tournament(config))
+        assert (first.played, len(first.failed), first.not_started) == (0, 1, 1) and "endpoint down" in first.failed[0][1]
+        spent = len(game_calls(server.log))
+        assert 0 < spent < len(reference)
+        gate.fail_after = None  # the endpoint is back
+        again = asyncio.run(run_tournament(config))
+        resumed_calls = len(game_calls(server.log)) - spent
+    assert again.played == 2
+    assert resumed_calls == len(reference) - spent  # only the calls the first try had not made
+    rows = {}
+    for name in ("whole", "cut"):
+        with sqlite3.connect(tmp_path / f"{name}.sqlite") as db:
+            rows[name] = (
+                sorted((key, read_transcript(path).events) for key, path in db.execute("SELECT key, transcript FROM games")),
+                db.execute("SELECT game, seat, result, decisions, calls, cost FROM player_games ORDER BY game, seat").fetchall(),
+                db.execute("SELECT game, seat, day, target, p FROM beliefs ORDER BY game, seat, day, target").fetchall(),
+            )
+            attempts = db.execute("SELECT transcript, error FROM attempts ORDER BY id").fetchall()
+    assert rows["cut"] == rows["whole"] and rows["whole"][2]  # beliefs were asked, and kept across the cut
+    assert len(attempts) == 3 and attempts[0][0] == attempts[1][0] and attempts[0][1] and attempts[1][1] is None
+    assert replay(read_transcript(attempts[1][0])).ok
+
+
+# ---- McKay's games on the wall clock ------------------------------------------------------------------------
+def test_a_wall_clock_game_resumes_after_its_last_recorded_beat(tmp_path):
+    """A duel on the wall clock (beats of real seconds; bots answer at seeded moments) killed mid-match:
+    the resume rebuilds to the last recorded beat with the header's clock, the bots' think-time streams
+    go on where they were, the cut beat starts again in full, and the transcript replays exactly."""
+    from arena.run.wallclock import ThinkTime, WallClock
+
+    cls = VARIANTS["duel"]
+    seats = seats_of(cls)
+    game = cls(seats, {"hands": 4}, 9)
+    clock = WallClock(0.03, seed=9, think={"P1": ThinkTime(0.001, 0.02)})
+    writer = TranscriptWriter(tmp_path / "clock.jsonl", game, dict.fromkeys(seats, "bot"), extra={"clock": clock.describe()})
+    bots = {s: make_player("bot", s, 9) for s in seats}
+    with pytest.raises(Crash):
+        asyncio.run(run(game, bots, [writer, crash_after(30)], clock=clock))
+    writer._file.close()  # type: ignore[union-attr]
+    cut = read_transcript(writer.path)
+    timed = [e for e in cut.events if e["type"] == "action" and "at" in e["data"]]
+    assert timed and cut.summary is None
+
+    resumption = prepare_resume(writer.path)
+    assert resumption.clock is not None and resumption.clock.seconds == 0.03
+    assert str(resumption.clock.think.get("P1")) == "0.001-0.02"
+    # each bot drew one think time per recorded attempt in a beat: the next draw is the one an unbroken run makes
+    fresh = WallClock(0.03, seed=9, think={"P1": ThinkTime(0.001, 0.02)})
+    for seat in seats:
+        drawn = sum(
+            1
+            for e in cut.events
+            if e.get("actor") == seat and e["type"] in ("action", "rejected", "forfeit") and "request" in e["data"]
+            and e["data"]["request"] in {t["data"]["request"] for t in timed}
+        )  # fmt: skip
+        for _ in range(drawn):
+            fresh.think_time(seat)
+        assert resumption.clock.think_time(seat) == fresh.think_time(seat), seat
+    asyncio.run(prepare_resume(writer.path).run())
+    after = read_transcript(writer.path)
+    assert after.complete and after.events[: len(cut.events)] == cut.events
+    assert any("at" in e["data"] for e in after.events[len(cut.events) :] if e["type"] == "action")  # beats went on
     assert replay(after).ok

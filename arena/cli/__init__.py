@@ -282,14 +282,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from arena.cli.console import Printer, print_result
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report
-    from arena.run.resume import ResumeError, prepare_resume, run_and_close
+    from arena.run.resume import ResumeError, is_person, prepare_resume, run_and_close
 
     console = Console()
     human_seat = {"console": console, "timeout": args.human_timeout}
     path = Path(args.file)
     try:
         header = _read_header(path)
-        humans = [seat for seat, spec in dict(header.get("players") or {}).items() if spec == "human"]
+        humans = [seat for seat, spec in dict(header.get("players") or {}).items() if is_person(str(spec))]
+        if len(humans) > 1:  # one terminal shows one seat's secrets
+            raise CliError(f"{len(humans)} people played this table ({', '.join(humans)}): one terminal seats one person")
         if args.human_timeout is not None and not humans:
             raise CliError("--human-timeout needs a human seat at the table")
         resumption = prepare_resume(path, player_kwargs={seat: human_seat for seat in humans})
@@ -508,6 +510,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="how long a finished table stays in memory before it is served from its transcript (default 600)",
     )  # fmt: skip
     p.set_defaults(func=cmd_serve)
+
+    from arena.cli.prompts import add_command as add_prompts
+
+    add_prompts(sub)
 
     from arena.tournament.cli import add_commands  # tournament, leaderboard, balance
 

@@ -131,14 +131,22 @@ class Rebuilt:
     open: dict[int, Ruling] = field(default_factory=dict)
 
 
-def rebuild(transcript: Transcript, rehearse: Rehearsal | None = None) -> Rebuilt:
+def rebuild(
+    transcript: Transcript,
+    rehearse: Rehearsal | None = None,
+    *,
+    game: Game | None = None,
+    resolved: Callable[[Game], None] | None = None,
+) -> Rebuilt:
     """Play the recorded game again from its answers (see the module docstring).
 
     ``rehearse`` sees every recorded answer just before it is offered again, with the ruling it
     goes to (its request, the feedback the player had): :mod:`arena.run.resume` uses it to bring
     the seats' own memories (a bot's, a model's conversation) to where they were, asking no one.
+    ``resolved`` is called after each step is resolved, as an observer was in the recorded run;
+    ``game`` is the game at its start, if the caller made it (:func:`game_from_header`).
     """
-    game = game_from_header(transcript.header)
+    game = game if game is not None else game_from_header(transcript.header)
     answers = _answer_events(transcript.events)
     while not game.finished:
         rulings = {request.id: Ruling(game, request) for request in game.pending()}
@@ -165,6 +173,8 @@ def rebuild(transcript: Transcript, rehearse: Rehearsal | None = None) -> Rebuil
             if not _offer(game, ruling, event):
                 return Rebuilt(game, MISFIT)
         game.resolve([r.decision for r in rulings.values()])  # type: ignore[misc]
+        if resolved is not None:
+            resolved(game)
     return Rebuilt(game, None)
 
 

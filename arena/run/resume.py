@@ -6,7 +6,10 @@ every model call made. Resuming it:
 
 1. **Repairs the file.** A last line cut short by the crash is dropped (a note says how many
    bytes); a stopped game's summary (``aborted``: a person quit, Ctrl-C, an endpoint down) is
-   dropped too, since the game is no longer stopped. A finished game is refused.
+   dropped too, since the game is no longer stopped; a step whose resolution was cut while being
+   written is written again whole; the decisions forfeited in the endpoint outage that stopped
+   the game are taken back (:func:`_outage`). A finished game is refused. The file is changed
+   only once the rebuild below has succeeded.
 2. **Rebuilds the game** with :func:`arena.run.replay.rebuild`, which offers every recorded
    answer again through the orchestrator's own rulings: nobody is asked. The rebuilt log must
    equal the recorded one event for event, else the variant's rules changed and resuming is refused.
@@ -29,8 +32,8 @@ recorded beat; the beat that was cut starts again in full (its seconds on the wa
 now), and the bots' think times go on from their seeded streams where they were.
 
 A resumed game of bots (or scripted seats) ends exactly as the uninterrupted game would have;
-a model seat does too when its model answers the same prompt the same way (a seeded local
-model, the tests' loopback stand-in), since the prompts are identical.
+a game with model seats does too when the models give the same answer to the same prompt (the
+tests' loopback stand-in does), since every prompt is the one the uninterrupted game sent.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from typing import Any
 from arena.engine import Game, View
 from arena.players.base import Player, SyncPlayer
 from arena.run.orchestrator import Observer, Ruling, play, run
-from arena.run.replay import MISFIT, OUT_OF_ANSWERS, ReplayError, compare, rebuild
+from arena.run.replay import MISFIT, OUT_OF_ANSWERS, ReplayError, compare, game_from_header, rebuild
 from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 
@@ -73,6 +76,7 @@ class Repair:
     dropped_bytes: int = 0  # a last line cut short by the crash
     dropped_summary: str | None = None  # a stopped game's "aborted" reason
     dropped_events: int = 0  # the first events of a step's resolution, the rest cut off by the crash
+    outage: int = 0  # events taken back: from the first decision forfeited in the outage that stopped the game
 
     def apply(self, path: Path) -> None:
         if path.stat().st_size != self.keep:
@@ -85,6 +89,8 @@ class Repair:
             out.append(f"{path}: dropped a half-written last line ({self.dropped_bytes} bytes)")
         if self.dropped_events:
             out.append(f"{path}: dropped {self.dropped_events} event(s) of a step cut off while written; it is resolved again")
+        if self.outage:
+            out.append(f"{path}: took back {self.outage} event(s) from the first decision forfeited in the endpoint outage")
         if self.dropped_summary is not None:
             out.append(f"{path}: the game had been stopped ({self.dropped_summary}); it goes on")
         return out
@@ -125,10 +131,15 @@ def clock_from_header(header: Mapping[str, Any], seed: int) -> WallClock | None:
         raise ResumeError(f"header clock: {exc}") from None
 
 
+def is_person(spec: str) -> bool:
+    """A seat a person played: ``human`` at the terminal, ``human:NAME`` at a served table."""
+    return spec == "human" or spec.startswith("human:")
+
+
 def _default_factory(spec: str, name: str, seed: int, **extra: Any) -> Any:
     from arena.players.registry import make_player
 
-    return make_player(spec, name, seed, **extra)
+    return make_player("human" if is_person(spec) else spec, name, seed, **extra)
 
 
 @dataclass(slots=True)
@@ -214,6 +225,9 @@ def prepare_resume(
     observers: Sequence[Observer] = (),
     factory: PlayerFactory | None = None,
     player_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+    seed: int | None = None,
+    watch: Callable[[Game, Mapping[str, Any]], Sequence[Observer]] | None = None,
+    retry_outage: bool = True,
 ) -> Resumption:
     """Repair, rebuild and re-seat the game of ``path``; nothing is played yet, nobody is asked.
 
@@ -222,7 +236,12 @@ def prepare_resume(
     ``factory(spec, seat, seed, **extra)`` (default :func:`arena.players.registry.make_player`),
     where a model seat's ``extra`` holds its variant, options and a recorder writing ``call``
     lines, and ``player_kwargs[seat]`` adds to it (a person's console). ``observers`` are added
-    after the transcript writer (the server's table, a printer). Raises :class:`ResumeError`
+    after the transcript writer (the server's table, a printer). ``seed`` seeds the players (default:
+    the game's, as ``arena play`` does). ``watch(game, players)`` returns observers that follow the
+    rebuild too, told of the game after each step it resolves as they were in the first run (a
+    tournament's belief probe), then go on with the live game. ``retry_outage``: decisions
+    forfeited because the model endpoint had failed for good (see :func:`_outage`) are taken back
+    and asked again. Raises :class:`ResumeError`
     (one line) for a finished game, a file that is not a transcript, an unknown variant, a seat
     that cannot be built, or a transcript the current rules play differently.
     """
@@ -230,11 +249,16 @@ def prepare_resume(
     started = time.perf_counter()
     repaired = repair(path)
     try:
-        transcript = read_transcript(path)
+        transcript = read_transcript(path, repaired.keep)
+        if retry_outage:
+            outage = _outage(path, transcript)
+            if outage is not None:
+                repaired.keep, repaired.outage = outage
+                transcript = read_transcript(path, repaired.keep)
     except TranscriptError as exc:
         raise ResumeError(str(exc)) from None
     header = transcript.header
-    seed = int(header["seed"])
+    seed = int(header["seed"]) if seed is None else seed
     factory = factory or _default_factory
     specs: dict[str, str] = {str(k): str(v) for k, v in dict(header["players"]).items()}
     seats = [str(s) for s in header["seats"]]
@@ -261,13 +285,13 @@ def prepare_resume(
             continue
         spec = specs.get(seat, "?")
         extra: dict[str, Any] = dict((player_kwargs or {}).get(seat, {}))
-        if spec not in BUILTIN:
+        if spec not in BUILTIN and not is_person(spec):
             extra = {"variant": header["variant"], "options": header["options"], "recorder": recorder(seat), **extra}
         try:
             seated[seat] = factory(spec, seat, seed, **extra)
         except (ValueError, ImportError, AttributeError, TypeError) as exc:
             raise ResumeError(f"seat {seat} ({spec}): {exc}") from None
-    clock = clock_from_header(header, seed)
+    clock = clock_from_header(header, int(header["seed"]))
     calls = _calls_by_attempt(transcript)
     views: dict[str, View] = {}
     tries: defaultdict[tuple[str, int], int] = defaultdict(int)
@@ -292,9 +316,16 @@ def prepare_resume(
         rehearsals += 1
 
     try:
-        rebuilt = rebuild(transcript, rehearse)
+        start = game_from_header(header)
     except ReplayError as exc:
         raise ResumeError(f"{path}: {exc}") from None
+    watchers = list(watch(start, seated)) if watch is not None else []
+
+    def resolved(game: Game) -> None:
+        for observer in watchers:
+            observer(game)
+
+    rebuilt = rebuild(transcript, rehearse, game=start, resolved=resolved if watchers else None)
     game = rebuilt.game
     check = compare(dataclasses.replace(transcript, summary=None), game, rebuilt.stopped)  # a stop's summary goes
     tail = transcript.events[check.identical :]
@@ -333,8 +364,32 @@ def prepare_resume(
         answers_reused=answers_reused,
         rehearsals=rehearsals,
         seconds=time.perf_counter() - started,
-        observers=list(observers),
+        observers=[*observers, *watchers],
     )
+
+
+def _outage(path: Path, transcript: Transcript) -> tuple[int, int] | None:
+    """Where to cut the record so the decisions an endpoint outage forfeited are asked again.
+
+    The outage is the run of failed model calls (``transport_failed``) after the last call that
+    got an answer: the game stopped in it (the endpoint's breaker) or crashed. Each decision those
+    calls forfeited (a ``forfeit`` of that request, with the transport's reason) is an artefact of
+    the outage, not a choice; the record is cut before the first of them (byte offset, events
+    dropped), so the resumed game asks them again. Earlier failures, after which the endpoint
+    answered again, are part of the game as played and stay.
+    """
+    failed: set[int] = set()
+    for entry in reversed(transcript.calls):
+        call = entry.get("call") or {}
+        if call.get("outcome") != "transport_failed":
+            break
+        if isinstance(call.get("request"), int):
+            failed.add(call["request"])
+    forfeits = [e["seq"] for e in transcript.events if e.get("type") == "forfeit" and e.get("data", {}).get("request") in failed]
+    if not forfeits:
+        return None
+    first = min(forfeits)
+    return _offset_of_event(path, first), len(transcript.events) - first + 1
 
 
 def _offset_of_event(path: Path, seq: int) -> int:

@@ -258,11 +258,12 @@ class Transcript:
         return None if self.summary is None else self.summary.get("aborted")
 
 
-def read_transcript(path: str | Path) -> Transcript:
-    """Load a transcript; raises :class:`TranscriptError` with a one-line reason."""
+def read_transcript(path: str | Path, upto: int | None = None) -> Transcript:
+    """Load a transcript (with ``upto``, its first ``upto`` bytes only, which end with a whole line);
+    raises :class:`TranscriptError` with a one-line reason."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8") if upto is None else path.read_bytes()[:upto].decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TranscriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     lines = text.split("\n")

@@ -43,6 +43,7 @@ from .usage import Usage
 
 log = logging.getLogger("arena.players.llm")
 Recorder = Callable[[dict[str, Any]], None]
+SENT_APART = frozenset(("system", "messages"))  # a call record holds these in its prompt, not its params
 
 # Per event loop: one client and one semaphore per provider endpoint (clients and semaphores are
 # bound to the loop they were made on; tests and `arena bench` run several loops in one process).
@@ -280,51 +281,18 @@ class LLMPlayer:
             self._fixed = (wide, KindSchemas(wide.json_schema(), strict))
         return self._fixed[1].now(list(request.kinds)), wide.parse
 
-    def _ask(
+    def prepare(
         self, request: DecisionRequest, view: View, feedback: str | None
-    ) -> tuple[KindSchemas, Callable[[Any], ActionBase], dict[str, Any], int]:
-        """The user turn of one attempt, appended to the conversation: schemas, parser, structured output."""
+    ) -> tuple[dict[str, Any], dict[str, Any], KindSchemas, Callable[[Any], ActionBase]]:
+        """Everything short of sending: the user turn appended, the provider's request (``kwargs``)
+        and the call's record. ``arena prompts`` calls it to show what a model would be sent."""
         conv = self.conversation
         schemas, parse = self._schemas(request)
         mode = self.profile.structured
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
         shared_before = len(conv.messages)
         conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
-        return schemas, parse, self.backend.structured(schemas), shared_before
-
-    # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
-    def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:
-        """Go through one recorded attempt again without asking the model: the conversation, the
-        try count and the prompt-cache bookkeeping end as they did, so the seat goes on as it would
-        have. ``call`` is the transcript's record of that call (None: it timed out, nothing came)."""
-        conv = self.conversation
-        _, _, structured, _ = self._ask(request, view, feedback)
-        attempt = self._tries[request.id] = self._tries.get(request.id, 0) + 1
-        self._last_prompt = conv.serialized()
-        self._last_structured = json.dumps({k: v for k, v in structured.items() if k != "tool_choice"}, sort_keys=True)
-        if call is not None and isinstance(call.get("raw"), str):
-            reply = _recorded_reply(call)
-            conv.answer(reply.raw, self._call(reply, request.id, attempt))
-
-    def count_recorded(self, calls: Sequence[Mapping[str, Any]]) -> None:
-        """Add the seat's recorded calls (before the game was cut off) to its usage totals."""
-        for call in calls:
-            if call.get("outcome") == "transport_failed":
-                self.usage.transport_failures += 1
-            elif isinstance(call.get("raw"), str):
-                self.usage.add(call.get("usage") or {}, float(call.get("cost") or 0.0))
-                self.usage.malformed += call.get("outcome") == "malformed"
-            self.usage.latency += float(call.get("latency") or 0.0)
-            self.usage.transport_retries += len(call.get("retries") or ())
-
-    def remember(self, request_id: int, attempt: int, call: Mapping[str, Any]) -> None:
-        """A model answer made before the game was cut off that the engine never ruled on: the
-        attempt ``attempt`` at decision ``request_id`` takes it instead of calling the model again."""
-        self._recalled[request_id, attempt] = dict(call)
-
-    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
-        conv = self.conversation
-        schemas, parse, structured, shared_before = self._ask(request, view, feedback)
+        structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
         if self.profile.provider == "local":  # its word guard lets a speech name the seats
             kwargs["names"] = list(request.seats)
@@ -353,9 +321,43 @@ class LLMPlayer:
                 "schema_unchanged": structured_text == self._last_structured,
             },
             "schema": None if structured_text == self._last_structured else (structured or {"json_text": schemas.union()}),
+            # the rest of the request (model, token limit, tool choice, …): with the prompt and the
+            # schema it rebuilds what the provider received (arena.players.llm.sent)
+            "params": {k: v for k, v in kwargs.items() if k not in SENT_APART and (k not in structured or k == "tool_choice")},
         }
         self._tries[request.id] = record["try"]
         self._last_prompt, self._last_structured = prompt, structured_text
+        return kwargs, record, schemas, parse
+
+    # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
+    def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:
+        """Go through one recorded attempt again without asking the model: the conversation, the
+        try count and the prompt-cache bookkeeping end as they did, so the seat goes on as it would
+        have. ``call`` is the transcript's record of that call (None: it timed out, nothing came)."""
+        _, record, _, _ = self.prepare(request, view, feedback)
+        if call is not None and isinstance(call.get("raw"), str):
+            reply = _recorded_reply(call)
+            self.conversation.answer(reply.raw, self._call(reply, request.id, record["try"]))
+
+    def count_recorded(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Add the seat's recorded calls (before the game was cut off) to its usage totals."""
+        for call in calls:
+            if call.get("outcome") == "transport_failed":
+                self.usage.transport_failures += 1
+            elif isinstance(call.get("raw"), str):
+                self.usage.add(call.get("usage") or {}, float(call.get("cost") or 0.0))
+                self.usage.malformed += call.get("outcome") == "malformed"
+            self.usage.latency += float(call.get("latency") or 0.0)
+            self.usage.transport_retries += len(call.get("retries") or ())
+
+    def remember(self, request_id: int, attempt: int, call: Mapping[str, Any]) -> None:
+        """A model answer made before the game was cut off that the engine never ruled on: the
+        attempt ``attempt`` at decision ``request_id`` takes it instead of calling the model again."""
+        self._recalled[request_id, attempt] = dict(call)
+
+    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
+        kwargs, record, schemas, parse = self.prepare(request, view, feedback)
+        conv = self.conversation
         recalled = self._recalled.pop((request.id, record["try"]), None)
         if recalled is not None:  # answered before the game was cut off (a resumed game): not asked again
             reply = _recorded_reply(recalled)
@@ -392,6 +394,7 @@ class LLMPlayer:
         reply = self.backend.extract(response)
         answer = self._interpret(request, schemas, reply, parse)
         conv.answer(reply.raw, self._call(reply, request.id, record["try"]))
+        record["appended"] = conv.messages[-1]  # the answer as the next request repeats it
         cost = self.profile.cost(reply.usage)
         self.usage.add(reply.usage, cost)
         self.usage.latency += latency
