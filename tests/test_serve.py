@@ -226,6 +226,38 @@ async def test_a_table_that_ends_leaves_the_shared_model_clients_open(tmp_path: 
     assert transcript.complete and transcript.calls
 
 
+async def test_a_websocket_pushes_the_same_states_and_checks_its_origin(tmp_path: Path) -> None:
+    async with served(tmp_path) as client:
+        made = await create(client, variant="classic", players=6, seed=4, seats={"Ann": "person"})
+        table, token = made["table"], made["seats"]["Ann"]["token"]
+        own = str(client.make_url("/")).rstrip("/")
+        for origin in ("http://evil.example", own.replace("127.0.0.1", "localhost")):
+            response = await client.get(f"/api/tables/{table}/seats/{token}/socket", headers={"Origin": origin})
+            assert (response.status, await response.json()) == (403, {"error": "a socket from another site's page is refused"})
+        assert (await client.get(f"/api/tables/{table}/seats/{'A' * 32}/socket")).status == 404
+        received: list[dict] = []
+        watched: list[dict] = []
+        async with client.ws_connect(f"/api/tables/{table}/watch/socket", headers={"Origin": own}) as watcher:
+            async with client.ws_connect(f"/api/tables/{table}/seats/{token}/socket", headers={"Origin": own}) as seat:
+                async for message in seat:
+                    state = message.json()
+                    received += state["events"]
+                    if state["over"]:
+                        break
+                    if state["decision"] is not None:
+                        answer = {"decision": state["decision"]["id"], "action": state["decision"]["default"]}
+                        await client.post(f"/api/tables/{table}/seats/{token}/answer", json=answer)
+            async for message in watcher:
+                state = message.json()
+                if not state["all_views"]:
+                    watched += state["events"]
+                if state["over"]:
+                    break
+    events = [Event.from_dict(e) for e in transcript_of(tmp_path, table).events]
+    assert received == [e.to_dict() for e in events if e.visible_to("Ann")]
+    assert watched and all("to" not in e for e in watched)
+
+
 # ---- the decision and its default -----------------------------------------------------------------------
 async def test_a_timeout_plays_the_default_the_page_was_shown(tmp_path: Path) -> None:
     """A vote has no fixed default: the seat draws it when posed, shows it, and plays it on time-out."""

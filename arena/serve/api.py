@@ -7,10 +7,12 @@ answer the engine refuses (its reason), 429 too many answers, 503 too many table
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -90,6 +92,8 @@ class Api:
             web.get("/api/tables/{table}/seats/{token}", self.seat),
             web.post("/api/tables/{table}/seats/{token}/answer", self.answer),
             web.get("/api/tables/{table}/watch", self.watch),
+            web.get("/api/tables/{table}/seats/{token}/socket", self.seat_socket),
+            web.get("/api/tables/{table}/watch/socket", self.watch_socket),
         ]
 
     def table(self, request: web.Request) -> Table | ArchivedTable:
@@ -158,6 +162,43 @@ class Api:
         body = await _body(request)
         table.answer(name, body)
         return web.json_response({"ok": True})
+
+    async def seat_socket(self, request: web.Request) -> web.StreamResponse:
+        """The seat's states pushed over a WebSocket, one per change (answers still go by POST)."""
+        table = self.table(request)
+        name = self.seat_of(table, request)
+        return await self._push(request, table, lambda after: table.seat_state(name, after))
+
+    async def watch_socket(self, request: web.Request) -> web.StreamResponse:
+        table = self.table(request)
+        live_views = self.server.live_views
+        return await self._push(request, table, lambda after: table.watch_state(after, live_views))
+
+    async def _push(self, request: web.Request, table: Any, state_of: Any) -> web.StreamResponse:
+        """Send the state objects the long poll returns, one whenever the table changes, until the
+        game is over or the client leaves. A browser's ``Origin`` must be this server's own."""
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            raise TableError(403, "a socket from another site's page is refused")
+        after = _int(request, "after", 0)
+        socket = web.WebSocketResponse(heartbeat=30, max_msg_size=1024)
+        await socket.prepare(request)
+        closing = asyncio.ensure_future(socket.receive())  # the client closing (nothing else is read)
+        try:
+            while not socket.closed and not closing.done():
+                state = state_of(after)
+                if state["events"]:
+                    after = state["events"][-1]["seq"]
+                await socket.send_json(state)
+                if state["over"]:
+                    break
+                waiting = asyncio.ensure_future(table.waiters.wait(state["version"], MAX_WAIT))
+                await asyncio.wait({waiting, closing}, return_when=asyncio.FIRST_COMPLETED)
+                waiting.cancel()
+        finally:
+            closing.cancel()
+            await socket.close()
+        return socket
 
     async def watch(self, request: web.Request) -> web.Response:
         table = self.table(request)
