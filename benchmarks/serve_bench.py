@@ -4,7 +4,8 @@ Starts ``arena serve`` as a child process on a free loopback port with a fresh d
 ``--tables`` tables playing (bots, and with ``--models`` one seat per table played by a model on
 the tests' loopback stand-in, tests/llm_server.py), each paced ``--pace`` seconds between steps so
 it is watched as it is played; a finished table is replaced by a new one. ``--watchers`` clients
-long-poll the watch API, spread over the tables (a watcher whose table ends moves to another). For
+long-poll the watch API (or, with ``--sockets``, listen on its WebSocket), spread over the tables
+(a watcher whose table ends moves to another). For
 ``--seconds`` it counts:
 
 - **events delivered** to the watchers live (each watcher's events of each table, counted once;
@@ -146,6 +147,37 @@ class Bench:
             if state["over"]:
                 table = None
 
+    async def socket_watcher(self, session: aiohttp.ClientSession, number: int) -> None:
+        """A watcher on the watch socket instead of long polls: the same objects, pushed."""
+        watched: set[str] = set()
+        while not self.stop:
+            fresh = [t for t in self.live if t not in watched]
+            if not fresh:
+                await asyncio.sleep(0.1)
+                continue
+            table = fresh[number % len(fresh)]
+            watched.add(table)
+            self.joins += 1
+            live = False
+            try:
+                async with session.ws_connect(f"{self.base}/api/tables/{table}/watch/socket") as socket:
+                    async for message in socket:
+                        if message.type != aiohttp.WSMsgType.TEXT:
+                            break
+                        state = json.loads(message.data)
+                        now = time.time()
+                        if live:
+                            self.delivered += len(state["events"])
+                            self.delays += [now - t for t in state["times"] if t is not None]
+                        else:
+                            self.caught_up += len(state["events"])
+                        live = True
+                        if state["over"]:
+                            break
+            except (aiohttp.ClientError, json.JSONDecodeError) as exc:
+                if not self.stop:
+                    self.errors.append(f"socket: {exc!r}")
+
     async def run(self) -> None:
         timeout = aiohttp.ClientTimeout(total=60)
         connector = aiohttp.TCPConnector(limit=0)
@@ -153,7 +185,8 @@ class Bench:
             for _ in range(self.args.tables):
                 await self.create(session)
             tasks = [asyncio.create_task(self.keeper(session))]
-            tasks += [asyncio.create_task(self.watcher(session, n)) for n in range(self.args.watchers)]
+            watcher = self.socket_watcher if self.args.sockets else self.watcher
+            tasks += [asyncio.create_task(watcher(session, n)) for n in range(self.args.watchers)]
             await asyncio.sleep(self.args.seconds)
             self.stop = True
             for task in tasks:
@@ -176,6 +209,7 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=0.5, help="seconds between a table's steps (default 0.5)")
     parser.add_argument("--keep", type=float, default=10.0, help="the server's --keep: finished tables in memory, s (default 10)")
     parser.add_argument("--models", action="store_true", help="one seat per table played by a model on the loopback stand-in")
+    parser.add_argument("--sockets", action="store_true", help="the watchers on the watch WebSocket instead of long polls")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args()
 
@@ -225,7 +259,7 @@ def main() -> None:
     ms = [d * 1000 for d in bench.delays]
     figures: dict[str, Any] = {
         "tables": args.tables, "watchers": args.watchers, "seconds": round(elapsed, 1), "pace": args.pace,
-        "models": args.models, "tables_created": bench.created, "tables_finished": bench.finished,
+        "models": args.models, "sockets": args.sockets, "tables_created": bench.created, "tables_finished": bench.finished,
         "tables_stopped": bench.stopped,
         "events_delivered": bench.delivered, "events_caught_up": bench.caught_up, "joins": bench.joins,
         "delays_measured": len(ms),
