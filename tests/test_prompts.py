@@ -189,7 +189,9 @@ def test_payoff_tables_are_the_scoring_codes():
     for (own, other), points in scoring.SURVIVOR_PAIRS.items():
         assert f"\n- {words[own]} beside {words[other]}: {_num(points)}\n" in _system("duel3")
     trio = _system("trio")
-    alive_rows = re.findall(r"\n- (townsperson|mafia|cop), ([\w ]+): (\d+)", trio)
+    undeclared = "undeclared cop (scoring as a townsperson)"  # the only holder of the row: two townspeople in the deck
+    row = r"\n- (townsperson|mafia|cop|undeclared cop \(scoring as a townsperson\)), ([\w ]+): (\d+)"
+    alive_rows = [("townsperson" if r == undeclared else r, s, p) for r, s, p in re.findall(row, trio)]
     assert len(alive_rows) == len(scoring.TRIO_ALIVE)
     assert sorted(int(p) for *_, p in alive_rows) == sorted(scoring.TRIO_ALIVE.values())
     singular = {"townspeople": "townsperson", "mafia": "mafia", "cops": "cop"}
@@ -208,6 +210,8 @@ def test_payoff_tables_are_the_scoring_codes():
     }
     assert f"(at most {scoring.TRIO_BONUS_CAP})" in trio and "not a multiplier" in trio
     assert "killed in round 1 by the cop and the other townsperson scores 4" in trio
+    assert f"\n- {undeclared}, with two townspeople alive: 2\n" in trio and "\n- townsperson, with two townspeople" not in trio
+    assert "an undeclared cop scores in every row as a townsperson" in " ".join(trio.split())
 
 
 def _option_values(field: Any) -> list[Any]:

@@ -149,8 +149,16 @@ def vote_result_line(data: Mapping[str, Any]) -> str:
     return f"{vote.capitalize()} vote{on}: {cast or 'no votes'} — result: {result if result is not None else 'none'}."
 
 
+MINUS = "−"  # one minus sign on every screen and in every prompt (never the hyphen)
+
+
+def signed_number(value: int) -> str:
+    """``+3``, ``−5``, ``0``: a score as every screen and prompt writes it."""
+    return f"+{value}" if value > 0 else str(value).replace("-", MINUS)
+
+
 def signed(values: Mapping[str, Any]) -> str:
-    return ", ".join(f"{name} {value:+d}" if isinstance(value, int) else f"{name} {value}" for name, value in values.items())
+    return ", ".join(f"{name} {signed_number(v)}" if isinstance(v, int) else f"{name} {v}" for name, v in values.items())
 
 
 MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
@@ -166,6 +174,7 @@ MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
     "kill": lambda who, d: f"{who} kills {d.get('target')}!",
     "judge_ruling": lambda who, d: f"{who} rules that {d.get('first')} killed first.",
     "retracted": lambda who, d: f"{who} takes back the kill on {d.get('target')}.",
+    "kill_void": lambda who, d: f"{who}'s kill of {d.get('target')} fails ({d.get('reason') or 'one of them is already dead'}).",
 }
 HAND_ENDS = {  # why a hand of McKay's games ended
     "kill": "a kill",
@@ -353,3 +362,26 @@ def fate_text(cause: str, day: int, phase: str) -> str:
     """
     verb = DEATH_VERBS.get(cause, f"died ({cause.replace('_', ' ')})")
     return f"{verb} on {'night' if phase in NIGHT_PHASES else 'day'} {day}"
+
+
+# ---- the public mafia count -------------------------------------------------------------------------
+def public_mafia(deck: Any, events: Any) -> str | None:
+    """How many mafia are alive as the whole table can tell: the mafia cards dealt (``deck``:
+    ``(card, count)`` pairs, public in every variant) minus the deaths whose card was shown as
+    mafia; deaths with a hidden card leave a range. None when the deck deals no mafia card."""
+    dealt = sum(n for card, n in deck or () if card == "mafia")
+    if not dealt:
+        return None
+    shown = hidden = 0
+    for event in events:
+        if event.type == "death" and event.to is None:
+            if event.data.get("role") is None:
+                hidden += 1
+            elif event.data.get("role") == "mafia":
+                shown += 1
+    most = dealt - shown
+    least = max(0, most - hidden)
+    dead = f"{shown} shown dead" if shown else "none shown dead"
+    if least == most:
+        return f"Mafia alive: {most} ({dealt} dealt, {dead})."
+    return f"Mafia alive: {least} to {most} ({dealt} dealt, {dead}; {plural(hidden, 'death')} with the card not shown)."

@@ -226,7 +226,7 @@ class Classic(Game):
         speaker = self.floor_queue[0]
         return self.ask_to_speak(
             speaker,
-            f"{self.accused} handed you the floor during their last words. Speak once.",
+            f"{self.accused} handed you the floor during their defence. Speak once.",
             group="floor",
             accused=self.accused,
         )

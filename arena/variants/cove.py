@@ -422,7 +422,8 @@ class Cove(Game):
         legal = self.targets(exclude=forbidden)
         if legal:
             option = Option("speak", {"nominate": names_spec(legal, forbidden=forbidden)})
-            question = "Your speech. You must nominate one living player (not yourself, not today's immune player)."
+            immune = f"not {self.immune}, immune today" if self.immune is not None else "nobody is immune today"
+            question = f"Your speech. You must nominate one living player (not yourself; {immune})."
         else:
             option = Option("speak")
             question = "Your speech. Nobody can be nominated by you today, so your speech has no nomination."

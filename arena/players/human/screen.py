@@ -29,6 +29,7 @@ from arena.engine.wording import (
     plain_action,
     private_line,
     public_line,
+    signed_number,
     spaced,
 )
 
@@ -124,7 +125,7 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
         elif name in know.mates:
             notes.append(f"{know.team or 'team'} mate")
         if know.scores:
-            notes.append(f"{know.scores.get(name, 0):+d}")
+            notes.append(signed_number(know.scores.get(name, 0)))
         style = "bold green" if name == request.player else ("" if alive else "dim strike")
         seats.append(("" if alive else "† ") + name, style=style)
         if notes:
@@ -347,5 +348,7 @@ def hand_table(data: Mapping[str, Any]) -> Table:
         table.add_column(column, justify="left" if column in ("seat", "card") else "right")
     points, bonus, scores = data.get("points", {}), data.get("bonus", {}), data.get("scores", {})
     for name, card in data.get("roles", {}).items():
-        table.add_row(name, str(card), f"{points.get(name, 0):+d}", str(bonus.get(name, "")), f"{scores.get(name, 0):+d}")
+        table.add_row(
+            name, str(card), signed_number(points.get(name, 0)), str(bonus.get(name, "")), signed_number(scores.get(name, 0))
+        )
     return table

@@ -31,6 +31,7 @@ from typing import Any
 import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
+from arena.engine.wording import public_mafia
 
 from .rulebook import payoffs
 
@@ -313,8 +314,11 @@ class Conversation:
         if last is not None and last.get("call"):
             reported = outcome(self.call_request, rendered)[1]
         shown = feedback is not None and any(e["type"] == "rejected" and e["data"].get("reason") == feedback for e in rendered)
+        table = getattr(request, "table", None)
+        mafia = public_mafia(table.deck, view.events) if table is not None else None
         text = self._template("decisions", request.group or None).render(
             me=self.me,
+            mafia=mafia,
             events=rendered,
             reported=reported,
             request=request_context(request, fixed),
