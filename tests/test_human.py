@@ -285,7 +285,7 @@ def test_a_wrong_target_is_asked_again_and_the_words_are_kept() -> None:
     assert action == Speak(speech="My honest words.", accuse="Bob")
     screen = screen_of(console)
     assert "✗ 'Zed' is not one of the choices" in screen and "✗ you cannot choose yourself here" in screen
-    assert "[you] card: mafia (mafia)" in screen and "Your card: mafia (team mafia)" in screen
+    assert "[you] card: mafia (team mafia)" in screen and "Your card: mafia (team mafia)" in screen
 
 
 def test_a_rejected_answer_shows_the_engine_reason_and_enter_keeps_the_words() -> None:
@@ -361,13 +361,23 @@ def test_quit_between_turns_stops_the_game_at_the_next_step() -> None:
     assert keys.prompts[0] == "Quit the game? [y/N] " and not game.finished
 
 
-def test_end_of_input_means_quit() -> None:
+def test_end_of_input_asks_and_a_second_end_means_quit() -> None:
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=Keys(lambda prompt, words: EOF))
+    keys = Keys(lambda prompt, words: EOF)
+    me = HumanPlayer("Ann", console=console, keyboard=keys)
     with pytest.raises(StopGame):
         asyncio.run(me.decide(request, game.view("Ann"), None))
-    assert "Quit the game? [y/N] yes (end of input)" in screen_of(console)
+    assert keys.prompts[1] == "Quit the game? [y/N] " and "yes (end of input)" in screen_of(console)
+
+
+def test_ctrl_d_asks_and_no_goes_back_to_the_game() -> None:
+    game, request = first_request("classic", 3, "Ann", "discussion", 9)
+    answers = iter([EOF, "n", "Hello.", "", ""])
+    keys = Keys(lambda prompt, words: next(answers))
+    me = HumanPlayer("Ann", console=recording_console(), keyboard=keys)
+    action = asyncio.run(me.decide(request, game.view("Ann"), None))
+    assert keys.prompts[1] == "Quit the game? [y/N] " and action.speech == "Hello."
 
 
 def test_help_and_log_answer_and_ask_again() -> None:
@@ -457,7 +467,7 @@ def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
     playing, _, after = screen.partition("Result: ")
     assert child.exitstatus == 0, screen[-2000:]
     assert "Classic Mafia (referee's rules, Kuba 1997): 9 players, seed 3" in playing  # a chosen seed is no secret
-    assert "[you] card: mafia (mafia)" in playing and "[mafia only] members: Ann, Dee" in playing
+    assert "[you] card: mafia (team mafia)" in playing and "[mafia only] members: Ann, Dee" in playing
     assert "✗ 'Zed' is not one of the choices" in playing and "✗ you cannot choose yourself here" in playing
     assert "Day 1 — Ann: 'I am just a citizen, trust me.' (accuses Cid)" in playing  # words kept over two slips
     assert "accuse> c\bCid" in playing  # Tab completed the name
@@ -487,7 +497,7 @@ def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
     screen = shown(child)
     assert child.exitstatus == 0, screen[-2000:]
     playing, _, after = screen.partition("Result: ")
-    assert "[you] card: mafia (mafia)" in playing and "── Hand 1 of 2 ── 3 beats" in playing
+    assert "[you] card: mafia (team mafia)" in playing and "── Hand 1 of 2 ── 3 beats" in playing
     assert "Hand 1 · beat · 3 of 3 beats left" in playing  # the clock
     assert "Hand 1, beat 1 of 3 · 3 s · you and Bob may act" in playing  # the wall clock
     assert "✗ 'zzz' is not one of the choices: type a number (1-6) or a name" in playing
@@ -526,6 +536,8 @@ def test_ctrl_c_asks_once_then_quits_and_the_transcript_is_marked_aborted(tmp_pa
 def test_end_of_input_quits_and_reveal_is_refused_for_a_human_game(tmp_path: Path) -> None:
     child = spawn(tmp_path, "classic", "--human", "Ann", "--reveal")  # Ann speaks first whatever the seed
     child.expect(PROMPT)
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     assert finish(child) == 1
     screen = shown(child)
@@ -533,6 +545,6 @@ def test_end_of_input_quits_and_reveal_is_refused_for_a_human_game(tmp_path: Pat
     assert "9 players; you are Ann (the seed is shown at the end)" in playing and "seed" not in playing.split("end)", 1)[1]
     assert re.search(r"classic, seed \d+", after)  # a random seed fixes the deal: shown only now
     assert "--reveal is ignored: Ann is played by a person, who sees only that seat." in screen
-    assert "Quit the game? [y/N] yes (end of input)" in screen
+    assert "Quit the game? [y/N]" in screen and "yes (end of input)" in screen
     assert not re.search(r"\[(Bob|Cid|Dee|Hal)\]", screen)
     assert transcript_of(tmp_path).aborted == "Ann quit the game"

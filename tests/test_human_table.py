@@ -126,7 +126,8 @@ def test_the_claim_step_re_asks_completes_and_goes_with_the_speech() -> None:
     assert keys.prompts[:3] == ["say> ", "claim> ", "claim> "]
     assert {"inspector", "citizen", "Bob", "mafia"} <= set(keys.words[1])  # Tab completes roles and names
     screen = screen_of(out)
-    assert "✗ 'cop' is no card in this game" in screen and "Your claim: you are the inspector; Bob is mafia." in screen
+    assert "✗ 'cop' is no card in this game" in screen
+    assert "Your claim, heard with your speech: 'I am the inspector; Bob is mafia'." in screen
     game.resolve([Decision(request, action)])
     speech = next(e for e in reversed(game.log) if e.type == "speech" and e.actor == "Ann")
     assert speech.to is None and speech.data["claim"] == {"role": "inspector", "checks": {"Bob": "mafia"}}
@@ -338,7 +339,7 @@ def test_no_internal_name_on_the_screen_of_a_whole_game(variant: str, players: i
         assert game.finished and "[you] card: " in screen
         assert not internal_names(screen), f"{variant} seed {seed}: {internal_names(screen)[:5]}"
         if beat:  # the wall clock: each beat said, every question of a beat given its deadline
-            assert "Hand 1, beat 1 of 3 · 0.05 s · you and " in screen
+            assert re.search(r"Hand 1, beat 1 of 3 · 0\.05 s · you(,| and) ", screen)
             assert any(d is not None for d in keys.deadlines)
 
 
@@ -444,11 +445,13 @@ def test_a_claim_in_a_terminal_reaches_the_table(tmp_path: Path) -> None:
     child.expect("✗ 'zed' is no seat at this table")
     child.expect(PROMPT)
     child.sendline("inspector: Bob mafia")
-    child.expect(r"Your claim: you are the inspector; Bob is mafia\.")
+    child.expect(r"Your claim, heard with your speech: 'I am the inspector; Bob is mafia'\.")
     child.expect(PROMPT)  # accuse
     child.sendline("")
     child.expect(r"Day 1 — Ann: 'Listen to me\.' \(claims inspector; says Bob is mafia\)")
     child.expect(PROMPT)  # Ctrl-D at the next question ends the game
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -471,6 +474,8 @@ def test_long_lines_wrap_at_word_boundaries(tmp_path: Path) -> None:
     child.sendline("")  # nobody accused
     child.expect("Day 1 — Bob")
     child.expect(PROMPT)
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -499,6 +504,8 @@ def test_ctrl_c_keeps_the_half_typed_words(tmp_path: Path) -> None:
     child.sendline("")
     child.expect("Day 1 — Ann: 'half typed and finished'")
     child.expect(PROMPT)
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -513,6 +520,8 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
     child.expect("Time is up")
     child.expect(r"\[ 3s\] [a-z]+> too sl", timeout=60)  # the next question: the words typed wait in its line
     child.sendcontrol("u")  # readline: clear the line, then Ctrl-D on the empty line quits
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()

@@ -30,7 +30,7 @@ from rich.text import Text
 from arena.engine import KINDS, ActionBase, DecisionRequest, FieldSpec, Game, View
 from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
-from arena.engine.wording import and_list
+from arena.engine.wording import and_list, describe_action
 from arena.players.base import Beat, StopGame
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
@@ -53,7 +53,9 @@ from .screen import (
     hand_table,
     help_text,
     lines_of,
+    match_length,
     menu_lines,
+    night_note,
     nomination_tally,
     print_night_report,
     recap,
@@ -122,6 +124,7 @@ class HumanPlayer:
         self._deadline: float | None = None  # when the question being asked is withdrawn (loop time)
         self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
         self._last_question: str | None = None
+        self._match_told = False  # McKay's games on the wall clock: the match length was said
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -156,6 +159,10 @@ class HumanPlayer:
                 self._part_lines += 1
             if event.type == "hand_over" and event.to is None and not self._skipping:
                 self._out(hand_table(event.data))
+            if event.type == "morning" and event.to is None and not self._skipping:
+                note = night_note(self.variant, self.options, event.data)
+                if note is not None:
+                    self._print(Text(note, style="dim"))
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
                 if self._day_word == "Hand":
                     self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))
@@ -249,6 +256,9 @@ class HumanPlayer:
         finally:
             self._deadline = None
         self._deadlines.pop(request.id, None)
+        if request.group == "beat":  # nothing happens until the beat is over: say it was sent
+            sent = describe_action(action).replace(" → ", " ")
+            self._print(Text(f"sent: {sent} — resolves at the end of the beat", style="green"))
         return action
 
     # ---- the wall clock (McKay's games with a person at the table) ---------------------------------
@@ -258,9 +268,12 @@ class HumanPlayer:
         if self._view is not None:
             self._catch_up(self._view)  # what the last beat did comes first
         self._beat = beat
+        if not self._match_told:  # the match length, once, before its first beat
+            self._match_told = True
+            self._print(Text(match_length(self.variant, self.options, beat.seconds), style="bold"))
         others = [n for n in beat.players if n != self.name]
         if self.name in beat.players:  # the question's prompt counts down
-            who = "you" + (f" and {and_list(others)}" if others else "") + " may act"
+            who = and_list(["you", *others]) + " may act"
             self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
             return
         who = f"{and_list(others)} may act" if others else "nobody may act"
@@ -395,7 +408,7 @@ class HumanPlayer:
                 self._complain(found)
                 continue
             if found is not None:
-                self._out(Text(f"Your claim: {claim_words(found)}.", style="dim"))
+                self._out(Text(f"Your claim, heard with your speech: '{claim_words(found)}'.", style="dim"))
             return found
 
     def _example_seat(self, request: DecisionRequest) -> str:
@@ -489,12 +502,13 @@ class HumanPlayer:
         self._out(Text("Back to the game.", style="dim"))
 
     async def _confirm_quit(self, trigger: Key | None) -> bool:
+        """Ctrl-C, Ctrl-D and ``quit`` all ask; a second Ctrl-C or Ctrl-D (or input that has
+        ended: a closed pipe answers every read with its end) is a yes."""
         if trigger is EOF:
-            self._out(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
-            return True
+            self._out()
         answer = await self._raw("Quit the game? [y/N] ", aside=True)
         if isinstance(answer, Key):
-            self._out()
+            self._out(Text("yes" + (" (end of input)" if answer is EOF else ""), style="bold yellow"))
             return True
         return norm(answer) in ("y", "yes")
 
@@ -544,7 +558,8 @@ class HumanPlayer:
             self._print(Text(question, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):
             self._print(line)
-        if not (len(entries) == 1 and entries[0].ask_fields) and (not beat or labels != self._last_menu or not panel):
+        menu_again = not beat or first_beat or labels != self._last_menu or not panel  # a hand's first beat shows it
+        if not (len(entries) == 1 and entries[0].ask_fields) and menu_again:
             self._out(Columns(menu_lines(list(labels)), padding=(0, 2)))
         self._last_question, self._last_menu = (question, labels) if beat else (None, ())
         hints = [] if len(entries) == 1 and entries[0].ask_fields else ["a number or a name"]
