@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 
 from arena.cli import main
-from arena.cli.console import _private
+from arena.cli.console import _private, print_next_steps
 from arena.engine import ActionBase, DecisionRequest, Game, View
 from arena.engine.actions import Speak
 from arena.players.base import SyncPlayer
@@ -28,7 +28,7 @@ from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer, seat_human
 from arena.players.human.keyboard import EOF, Key
 from arena.players.human.menu import match, move_entries
-from arena.players.human.screen import lines_of, night_report
+from arena.players.human.screen import Knowledge, help_text, lines_of, match_length, night_note, night_report, status_panel
 from arena.run.config import DEFAULT_NAMES
 from arena.run.orchestrator import StopGame, run
 from arena.run.replay import replay
@@ -548,3 +548,54 @@ def test_end_of_input_quits_and_reveal_is_refused_for_a_human_game(tmp_path: Pat
     assert "Quit the game? [y/N]" in screen and "yes (end of input)" in screen
     assert not re.search(r"\[(Bob|Cid|Dee|Hal)\]", screen)
     assert transcript_of(tmp_path).aborted == "Ann quit the game"
+
+
+# ---- issue 25.5: what a person is told -----------------------------------------------------------------
+PYTHON_VALUES = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|\{\"|\w+_\w+| = ")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_help_states_the_rules_and_house_rules_in_sentences(variant: str) -> None:
+    cls = VARIANTS[variant]
+    for options in (cls.Options(), cls.Options(**({"mafia_by_players": {"7": 2, "8": 3}} if variant == "cove" else {}))):
+        console = recording_console()
+        console.print(help_text(variant, options.model_dump(mode="json")))
+        screen = screen_of(console)
+        rules = screen[: screen.index("Commands (type them")]
+        assert "No summary found" not in rules and "House rules\n" in rules, rules[-400:]
+        house = rules[rules.index("House rules\n") :]
+        assert not PYTHON_VALUES.search(house), PYTHON_VALUES.search(house)
+        assert all(line.rstrip().endswith(".") for line in house.splitlines()[1:] if line.startswith("  ")), house
+
+
+def test_the_table_panel_shows_the_public_mafia_count() -> None:
+    _, request = first_request("classic", 3, "Ann", "discussion", 9)
+    console = recording_console()
+    know = Knowledge("Ann")
+    console.print(status_panel(request, know))
+    assert "Mafia alive: 2 (2 dealt, none shown dead)." in screen_of(console)
+
+
+def test_a_night_without_a_kill_and_two_deaths_in_cove_are_explained() -> None:
+    assert night_note("classic", {}, {"killed": []}) == (
+        "Nobody died: a kill needs more than half of the living mafia on the same player: their shots did not agree."
+    )
+    assert "or the mafia never agreed" in night_note("village", {"mafia_disagreement": "no_kill"}, {"killed": []})
+    assert "dies with her" in night_note("cove", {}, {"killed": ["Bob", "Fay"]})
+    assert night_note("classic", {}, {"killed": ["Bob"]}) is None
+
+
+def test_the_end_screen_names_the_commands_that_read_the_game_again(tmp_path: Path) -> None:
+    console = recording_console()
+    print_next_steps(console, tmp_path / "g.jsonl", "Ann")
+    screen = screen_of(console)
+    for command in (f"arena show {tmp_path / 'g.jsonl'}", f"arena report {tmp_path / 'g.jsonl'} --as Ann"):
+        assert command in screen
+    assert f"arena show {tmp_path / 'g.jsonl'} --as Ann" in screen
+
+
+def test_a_match_on_the_wall_clock_says_its_length_up_front() -> None:
+    assert match_length("duel", {"hands": 10, "beats": 12}, 10) == (
+        "The match: 10 hands × 12 beats × 10 s ≈ 20 min at most (a hand ends sooner at a kill or at a handshake)."
+    )
+    assert "10 hands × up to 2 rounds × 12 beats" in match_length("trio", {"hands": 10, "beats": 12}, 10)

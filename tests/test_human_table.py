@@ -663,3 +663,20 @@ def test_a_beat_without_a_question_counts_down_on_its_own_line(tmp_path: Path) -
     child.sendline("x")
     child.expect("GOT 'x'")
     child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize("variant", ["duel", "duel3"])
+def test_every_hand_opens_with_its_menu_and_every_answer_is_confirmed_at_once(variant: str) -> None:
+    """The menu is shown on each hand's first beat even when it equals the last one shown (it
+    was not), each answer of a beat is confirmed at once, and the match length comes first."""
+    players = {"duel": 2, "duel3": 3}[variant]
+    for seed in range(3):
+        _, screen, _ = play_as_person(variant, players, seed, {"hands": 3, "beats": 3}, WallClock(0.05, seed=seed))
+        assert screen.index("The match: 3 hands × 3 beats × 0.05 s") < screen.index("Hand 1, beat 1 of 3")
+        hands = re.split(r"\n(?=Hand \d, beat 1 of 3 · )", screen)[1:]
+        assert len(hands) == 3
+        for hand in hands:
+            first_beat = re.split(r"\nHand \d, beat 2 of 3 · ", hand)[0]
+            assert re.search(r"^\s+1 pass\s", first_beat, re.M), first_beat
+        sent = re.findall(r"^sent: (.+) — resolves at the end of the beat$", screen, re.M)
+        assert sent and all(re.fullmatch(r"pass|kill \w+|offer a handshake|declare cop.*|look at .*", s) for s in sent), sent
