@@ -145,7 +145,7 @@ class Classic(Game):
             f"{self.accuser} accused {self.accused}. Vote yes to charge {self.accused}, no to clear."
             if vote == "charge"
             else f"{self.accused} is charged. Vote yes to execute {self.accused}, no to spare."
-        )
+        ) + " Everyone votes at the same time: nobody sees another vote before casting their own."
         return [
             self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote=vote, accused=self.accused)
             for n in self._voters()

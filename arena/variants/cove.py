@@ -455,7 +455,7 @@ class Cove(Game):
             "vote": f"Vote for one nominee ({names}) or abstain (null). The single highest count leaves the game.",
             "revote": f"Revote among the tied ({names}), or abstain (null). A tie of three or more again: nobody leaves.",
             "runoff_vote": f"Revote between {names}, or abstain (null). A tie goes to a vote on whether both leave.",
-        }[self.phase]
+        }[self.phase] + " Everyone votes at the same time: nobody sees another vote before casting their own."
         spec = names_spec(self.candidates, nullable=True)
         return [
             self.request(n, question, (Option("vote", {"target": spec}),), group="vote", default=ABSTAIN,
@@ -529,7 +529,8 @@ class Cove(Game):
         return [
             self.request(
                 n, f"The revote between {first} and {second} tied. Vote yes for both to leave the game, no for both "
-                "to stay; both leave with more than half of the living players voting yes.",
+                "to stay; both leave with more than half of the living players voting yes. Everyone votes at the "
+                "same time: nobody sees another vote before casting their own.",
                 VERDICT_ONLY, group="verdict", default=NO, vote="both_leave", candidates=list(self.candidates),
             )
             for n in self.alive

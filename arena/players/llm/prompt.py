@@ -110,6 +110,14 @@ def _counted(card: str, n: int) -> str:
     return f"{n} {card if n == 1 else PLURALS.get(card, card + 's')}"
 
 
+def _count_votes(targets: Iterable[Any]) -> list[tuple[str, int]]:
+    """Votes per target, most first (seat order is not known here: ties keep first-cast order)."""
+    counts: dict[str, int] = {}
+    for target in targets:
+        counts[str(target)] = counts.get(str(target), 0) + 1
+    return sorted(counts.items(), key=lambda item: -item[1])
+
+
 def _signed(value: Any) -> str:
     return f"+{value}" if isinstance(value, int) and value > 0 else str(value).replace("-", "−")
 
@@ -132,6 +140,7 @@ def _env_for(directory: str) -> jinja2.Environment:
         by_size=_by_size,
         counted=_counted,
         tojson_compact=_compact,
+        count_votes=_count_votes,
     )
     return env
 
