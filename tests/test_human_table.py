@@ -680,3 +680,11 @@ def test_every_hand_opens_with_its_menu_and_every_answer_is_confirmed_at_once(va
             assert re.search(r"^\s+1 pass\s", first_beat, re.M), first_beat
         sent = re.findall(r"^sent: (.+) — resolves at the end of the beat$", screen, re.M)
         assert sent and all(re.fullmatch(r"pass|kill \w+|offer a handshake|declare cop.*|look at .*", s) for s in sent), sent
+
+
+def test_a_village_mafia_member_is_told_the_partners_come_on_the_first_night() -> None:
+    game, screen, _ = play_as_person("village", 8, 3)
+    assert game.role_of["Ann"] == "mafia"
+    lines = screen.splitlines()
+    card = lines.index("[you] card: mafia (team mafia)")
+    assert lines[card + 1] == "The mafia meet on the first night: that is when you learn your partners."

@@ -159,6 +159,8 @@ class HumanPlayer:
                 self._part_lines += 1
             if event.type == "hand_over" and event.to is None and not self._skipping:
                 self._out(hand_table(event.data))
+            if event.type == "role" and event.data.get("team") == "mafia" and self._day_first():
+                self._print(Text("The mafia meet on the first night: that is when you learn your partners.", style=PRIVATE))
             if event.type == "morning" and event.to is None and not self._skipping:
                 note = night_note(self.variant, self.options, event.data)
                 if note is not None:
@@ -169,6 +171,10 @@ class HumanPlayer:
                 else:
                     self._print(Text("You are out for the rest of the game.", style="bold red"))
                     self._watching, self._paused = True, True  # hold() asks how to go on
+
+    def _day_first(self) -> bool:
+        """The game opens with a day (village; cove as a house rule): mafia partners meet later."""
+        return self.variant == "village" or (self.variant == "cove" and self.options.get("first_phase") == "day")
 
     def _print(self, text: Any) -> None:
         """One line of the table, wrapped at word boundaries to the terminal's width."""
