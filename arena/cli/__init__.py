@@ -42,14 +42,14 @@ def _players(
     """One player per seat; model seats also learn the variant and options, and report their calls;
     the human seat gets ``human`` (its console and time limit); ``model_settings`` are profile
     fields for every model seat."""
-    from arena.players.registry import BUILTIN, SpecError, make_player
+    from arena.players.registry import SpecError, builtin_kind, make_player
 
     players = {}
     for name, spec in specs.items():
         extra: dict[str, Any] = {}
         if spec == "human":
             extra = dict(human or {})
-        elif spec not in BUILTIN and game is not None:
+        elif builtin_kind(spec) is None and game is not None:
             extra = {"variant": game.name, "options": game.options.model_dump(mode="json"), **(model_settings or {})}
             if recorder is not None:
                 extra["recorder"] = recorder(name)

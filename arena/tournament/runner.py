@@ -53,7 +53,6 @@ from .design import GameSpec, build_design, deals_per_hand
 from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
-BUILTIN_KINDS = ("bot", "random")
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
 
 
@@ -162,16 +161,16 @@ def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = No
     Returns model name -> that player (for the endpoint check); ``overrides`` are profile fields
     for every model seat (a replay needs no key).
     """
-    from arena.players.registry import SpecError, make_player
+    from arena.players.registry import SpecError, is_builtin, make_player
 
     checked: dict[str, Any] = {}
     third = (config.third_party,) if config.third_party is not None else ()
     for model in (*config.models, *third):
         where = "third_party" if model in third else f"models.{model.name}"
-        if model.spec in BUILTIN_KINDS and model.settings:
+        if is_builtin(model.spec) and model.settings:
             raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: settings apply to model seats only")
         try:
-            if model.spec in BUILTIN_KINDS:
+            if is_builtin(model.spec):
                 checked[model.name] = make_player(model.spec, "check", 0)
             else:
                 player = make_player(model.spec, "check", 0, **{**model.settings, **(overrides or {})})
@@ -464,9 +463,9 @@ class GameSession:
             await close_clients()
 
     def _player(self, model: ModelEntry, seat: str, game: Game, seed: int, writer: TranscriptWriter) -> Any:
-        from arena.players.registry import make_player
+        from arena.players.registry import is_builtin, make_player
 
-        if model.spec in BUILTIN_KINDS:
+        if is_builtin(model.spec):
             return make_player(model.spec, seat, seed)
         options = game.options.model_dump(mode="json")
         settings = {**model.settings, **self.overrides}
