@@ -29,6 +29,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .runner import EndpointCheckError, run_tournament
 
     config = load_tournament(args.config)
+    if args.until_decided:
+        config.until_decided = True
+    if args.max_games is not None:
+        if args.max_games < 2:
+            raise _cli_error(f"--max-games {args.max_games}: give at least 2 games")
+        config.max_games = args.max_games
+    if config.max_games is not None and not config.until_decided:
+        raise _cli_error("--max-games applies with until_decided only (add --until-decided)")
+    if config.until_decided and config.max_games is None:
+        raise _cli_error("--until-decided needs a budget: add --max-games N (or max_games in the config)")
     if args.db:
         config.database = Path(args.db)
     if args.transcripts:
@@ -140,6 +150,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else transcripts/NAME.sqlite)")
     p.add_argument("--transcripts", metavar="DIR", help="transcript folder (default: the config's, else transcripts/NAME)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--until-decided", action="store_true", help="play rounds until every comparison is decided (needs a budget)")
+    p.add_argument("--max-games", type=int, metavar="N", help="with --until-decided: the budget in games")
     calls = p.add_mutually_exclusive_group()
     calls.add_argument(
         "--record-calls", nargs="?", const="", metavar="DIR",

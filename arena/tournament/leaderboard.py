@@ -42,6 +42,7 @@ from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, Comparison, comp
 from .metrics import MATCH, METRICS, TOWN
 from .ratings import Ratings, rate_games
 from .results import Results
+from .sequential import Decisions, decide
 from .skills import SkillReport, skill_report
 
 RESAMPLES = 1000
@@ -168,6 +169,8 @@ class Report:
     unpaired: int
     seed: int = 0
     target: float = 0.10
+    #: a tournament run ``until_decided``: what was decided, after which round, and the games spent
+    decisions: Decisions | None = None
 
     def as_json(self, source: str = "") -> dict[str, Any]:
         return {
@@ -190,6 +193,7 @@ class Report:
             "skill_differences": [d.as_json() for d in self.skills.differences],
             "skill_fits": [f.as_json() for f in self.skills.fits],
             "skills_note": self.skills.note,
+            "until_decided": self.decisions.as_json() if self.decisions is not None else None,
             "ratings": {
                 m: {"mu": round(r.mu, 6), "sigma": round(r.sigma, 6), "ordinal": round(r.ordinal, 6), "games": r.games}
                 for m, r in sorted(self.ratings.overall.items())
@@ -221,7 +225,11 @@ def _p(p: float) -> str:
 def build_report(db: Database, seed: int = 0, target: float = 0.10, resamples: int | None = None) -> Report:
     """Read the database; compute the comparisons, the skill model, every cell and the ratings."""
     results = Results.from_db(db)
-    return report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()])
+    report = report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()])
+    meta = db.meta()
+    if meta.get("until_decided") == "1":
+        report.decisions = decide(results, evidence=meta.get("evidence", "1") == "1")
+    return report
 
 
 def report_from_results(
@@ -432,6 +440,11 @@ def print_report(report: Report, console: Any) -> None:
         + f"; models: {', '.join(report.models)}"
     )
     say()
+    if report.decisions is not None:
+        say("STOPPED WHEN DECIDED (anytime-valid; the p-values below assume a fixed design: read these)", "bold")
+        for line in report.decisions.lines():
+            say(line)
+        say()
     say("DECEPTION AND DETECTION (skill model)", "bold")
     if report.skills.fits:
         say("logit P(mafia side wins) = c + deception(mafia model) − detection(town model), in logits; "
@@ -511,6 +524,9 @@ def markdown(report: Report, source: str) -> str:
         out += ["| " + " | ".join(row) + " |" for row in rows]
         out.append("")
 
+    if report.decisions is not None:
+        first, *rest = report.decisions.lines()
+        out += ["## Stopped when decided", "", first, "", *[f"- {line.strip()}" for line in rest], ""]
     if report.skills.fits:
         for (title, header, rows), fit in zip(skill_tables(report), report.skills.fits, strict=True):
             add(title, header, rows)
