@@ -28,18 +28,25 @@ k comparisons (Bonferroni, valid under any dependence): the chance that any comp
 family is ever called different when none is stays at most α = 0.05, at whatever round the run
 stops. Values are checked on a grid of means 0.005 apart.
 
-A comparison is **decided** when its interval excludes 0 (*different*: the sign says which model
-is better) or lies inside ±``target`` (*alike*: no difference as large as the target; it never
-falsely claims a difference, and comes only with enough games). The decision, once made, stands:
-the interval only narrows (it is the running intersection).
+A comparison is **decided** when the bettor against a mean of 0 has reached 1/(α/k) (*different*:
+the sign of the mean says which model is better; 0 is then outside the interval) or the interval
+lies inside ±``target`` (*alike*: no difference as large as the target; it never claims a
+difference, and comes only with many games). A decision, once made, stands: the interval only
+narrows (it is the running intersection).
 
-**Decision evidence** (``evidence = true``): the score of a game for its mafia side is the mean of
-its mafia margin (1 mafia won, 0 town won, ½ draw), the mafia seats' survival, and the town's votes
-against the mafia measured against chance, mapped to [0, 1] as (1 − excess) / 2 (0: every town
-ballot on the mafia; ½: a town voting at random). Under "A plays as B does" the two games of a
-deal stay exchangeable, so the values stay symmetric about 0 and the intervals keep their level;
-the games are still the units (one value per pair or deal, never per vote). Measured gains and
-what did not help: docs/tournaments.md, *Stop when decided*.
+**Decision evidence** (``evidence = true``, the default): a second value per pair or deal, from each
+game's *evidence score* for its mafia side — the mean of its mafia margin (1 mafia won, 0 town won,
+½ draw), the mafia seats' survival, and the town's votes against the mafia measured against chance,
+mapped to [0, 1] as (1 − excess) / 2 (0: every town ballot on the mafia; ½: a town voting at
+random). A second bettor bets on those, and "different" is called when the *average* of the two
+bettors' wealth reaches 1/(α/k): an average of two e-processes is one, so the error stays at most
+α whatever the evidence says, and the test is about as quick as the better of the two (it pays a
+factor 2 of wealth, log 2 against log(k/α) ≈ 5). Under "A plays as B does" the two games of a deal
+stay exchangeable, so both kinds of values are symmetric about 0; the games are still the units
+(one value per pair or deal, never per vote). The interval reported, and *alike*, are the wins'.
+Why a mixture and not the evidence score alone: the score's values are squeezed into a narrower
+range than ±1, and a bettor on a bounded value cannot stake more than the range allows, so on a
+large difference the score alone was slower than the wins (measured: docs/tournaments.md).
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ from .inference import ALPHA, paired_differences
 from .results import Results, mafia_margin
 
 GRID = np.linspace(-1.0, 1.0, 401)[1:-1]  # candidate means of a value in [−1, 1], 0.005 apart
+ZERO = int(np.argmin(np.abs(GRID)))  # the grid's 0: "no difference"
 STAKE_CAP = 0.75  # the largest share of what the bet could lose staked on one value (Waudby-Smith & Ramdas' c)
 OVERALL, DECEPTION, DETECTION = "overall", "deception", "detection"
 #: the statuses of a decision
@@ -123,7 +131,19 @@ class Decision:
     n: int = 0  # values (pairs or deals) behind it
     round: int | None = None  # the round after which it was decided
     games: int | None = None  # games the tournament had played by then
-    sequence: ConfidenceSequence | None = field(default=None, repr=False)
+    evidence_mean: float = math.nan  # with evidence: the mean of the evidence scores' values
+    sequence: ConfidenceSequence | None = field(default=None, repr=False)  # on the wins
+    evidence: ConfidenceSequence | None = field(default=None, repr=False)  # on the evidence scores
+
+    def log_wealth(self) -> float:
+        """The log wealth of the test of "no difference": the wins' bettor, or with evidence the
+        average of the wins' and the evidence scores' bettors (a mixture of two e-processes is one)."""
+        if self.sequence is None:
+            return 0.0
+        wins = float(self.sequence.log_wealth[ZERO])
+        if self.evidence is None:
+            return wins
+        return float(np.logaddexp(wins, self.evidence.log_wealth[ZERO]) - math.log(2.0))
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -157,6 +177,7 @@ class Decision:
             "better": self.better,
             "estimate": _num(self.estimate),
             "cs95": [_num(self.lo), _num(self.hi)],
+            "evidence_estimate": _num(self.evidence_mean),
             "n": self.n,
             "decided_round": self.round,
             "decided_games": self.games,
@@ -287,32 +308,50 @@ class Tracker:
     ) -> None:
         self.models = sorted(models)
         decisions = family(self.models, variants)
-        level = alpha / max(1, len(decisions))
+        self.level = level = alpha / max(1, len(decisions))
         for d in decisions:
             d.sequence = ConfidenceSequence(level)
+            d.evidence = ConfidenceSequence(level) if evidence else None
         self.state = Decisions(decisions, 0, 0, target, evidence)
 
     def look(self, round_: int, results: Results) -> Decisions:
         """Add one round's games (``results`` holds that round only) and decide what can be."""
-        values = [round_values(results, d, self.state.evidence) for d in self.state.decisions]
-        return self.look_values(round_, values, len(results.games))
+        decisions = self.state.decisions
+        wins = [round_values(results, d, False) for d in decisions]
+        scores = [round_values(results, d, True) for d in decisions] if self.state.evidence else None
+        return self.look_values(round_, wins, len(results.games), scores)
 
-    def look_values(self, round_: int, values: Sequence[Sequence[float]], games: int) -> Decisions:
-        """Add one round given each comparison's values in it (in family order) and its games."""
+    def look_values(
+        self,
+        round_: int,
+        wins: Sequence[Sequence[float]],
+        games: int,
+        scores: Sequence[Sequence[float]] | None = None,
+    ) -> Decisions:
+        """Add one round given each comparison's values in it (in family order): on the wins, and with
+        evidence on the evidence scores; ``games``: the round's games."""
         state = self.state
         state.rounds = round_
         state.games += games
-        for d, got in zip(state.decisions, values, strict=True):
+        threshold = math.log(1.0 / self.level)
+        for i, d in enumerate(state.decisions):
+            got = wins[i]
             if not got or d.sequence is None:
                 continue
             d.sequence.update(got)
+            if d.evidence is not None and scores is not None:
+                d.evidence.update(scores[i])
+                d.evidence_mean = d.evidence.mean
             d.n, d.estimate = d.sequence.n, d.sequence.mean
             d.lo, d.hi = d.sequence.interval()
             if d.decided:
                 continue
-            if d.lo > 0 or d.hi < 0:
+            if d.log_wealth() >= threshold:
                 d.status = DIFFERENT
-                d.better = d.a if d.lo > 0 else d.b
+                lead = d.sequence.mean
+                if d.evidence is not None and d.evidence.log_wealth[ZERO] > d.sequence.log_wealth[ZERO]:
+                    lead = d.evidence.mean
+                d.better = d.a if lead > 0 else d.b
             elif -state.target <= d.lo and d.hi <= state.target:
                 d.status = ALIKE
             if d.decided:
