@@ -97,7 +97,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise _cli_error(f"--target {args.target}: give a difference between 0 and 1 (e.g. 0.10)")
     try:
         with Database(path, create=False) as db:
-            report = build_report(db, seed=args.seed, target=args.target)
+            report = build_report(db, seed=args.seed, target=args.target, evidence=args.evidence)
     except DatabaseError as exc:
         raise _cli_error(str(exc)) from None
     if not report.total_games:
@@ -168,6 +168,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: next to the database, NAME-leaderboard)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and randomization tests (default 0)")
     p.add_argument("--target", type=float, default=0.10, help="difference the power figures are for (default 0.10)")
+    p.add_argument("--evidence", action="store_true", help="skill model on decision evidence (votes, survival), not wins alone")
     p.add_argument("--json", action="store_true", help="print one JSON object (comparisons, skills, …); files only with --out")
     p.set_defaults(func=cmd_leaderboard)
 

@@ -171,6 +171,7 @@ class Report:
     target: float = 0.10
     #: a tournament run ``until_decided``: what was decided, after which round, and the games spent
     decisions: Decisions | None = None
+    evidence: bool = False  # the skill model read decision evidence (``--evidence``), not wins alone
 
     def as_json(self, source: str = "") -> dict[str, Any]:
         return {
@@ -187,6 +188,7 @@ class Report:
                 "power": 0.8,
                 "target": self.target,
                 "seed": self.seed,
+                "skill_evidence": self.evidence,
             },
             "comparisons": [c.as_json() for c in self.comparisons],
             "skills": [s.as_json() for s in self.skills.skills],
@@ -222,10 +224,13 @@ def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def build_report(db: Database, seed: int = 0, target: float = 0.10, resamples: int | None = None) -> Report:
-    """Read the database; compute the comparisons, the skill model, every cell and the ratings."""
+def build_report(
+    db: Database, seed: int = 0, target: float = 0.10, resamples: int | None = None, evidence: bool = False
+) -> Report:
+    """Read the database; compute the comparisons, the skill model (on decision evidence with
+    ``evidence``), every cell and the ratings."""
     results = Results.from_db(db)
-    report = report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()])
+    report = report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()], evidence=evidence)
     meta = db.meta()
     if meta.get("until_decided") == "1":
         report.decisions = decide(results, evidence=meta.get("evidence", "1") == "1")
@@ -238,6 +243,7 @@ def report_from_results(
     target: float = 0.10,
     resamples: int | None = None,
     stats: list[dict[str, Any]] | None = None,
+    evidence: bool = False,
 ) -> Report:
     """The report of finished games (a database's, or games played in memory)."""
     from .skills import RESAMPLES as SKILL_RESAMPLES
@@ -261,10 +267,10 @@ def report_from_results(
     counts = {m: len(gs) for m, gs in per_model.items()}
     models = sorted(counts, key=lambda m: (-ratings.overall[m].ordinal if m in ratings.overall else 0.0, m))
     comparisons = compare_all(results, seed, target)
-    skills = skill_report(results, seed, resamples or SKILL_RESAMPLES)
+    skills = skill_report(results, seed, resamples or SKILL_RESAMPLES, evidence=evidence)
     return Report(
         models, ratings, table, counts, metric_tables(models, table, sorted({g["variant"] for g in games})), len(games),
-        comparisons, skills, len(results.pairs()), results.unpaired(), seed, target,
+        comparisons, skills, len(results.pairs()), results.unpaired(), seed, target, evidence=evidence,
     )  # fmt: skip
 
 
