@@ -10,6 +10,8 @@ recover on classic with 9 players:
   robin; decided when liar > detective on deception and detective > liar on detection;
 - ``ladder``: bot?level=0, .25, .5, .75, 1 in a round robin; decided when every adjacent pair of
   rungs is in order on both skills (8 comparisons);
+- ``ladder-overall``: the same games; decided when every adjacent pair of rungs is in order overall
+  (the mean result over both sides: which is the stronger player);
 - ``bot-random``: bot against random; decided when the bot is better overall;
 - ``aa``: three copies of the bot (the null): any comparison called different is an error.
 
@@ -65,6 +67,11 @@ CASES: dict[str, dict[str, Any]] = {
     "ladder": {
         "models": LADDER,
         "truth": [(skill, hi, lo) for lo, hi in itertools.pairwise(sorted(LADDER)) for skill in ("deception", "detection")],
+    },
+    "ladder-overall": {
+        "models": LADDER,
+        "pool": "ladder",
+        "truth": [("overall", hi, lo) for lo, hi in itertools.pairwise(sorted(LADDER))],
     },
     "bot-random": {"models": {"bot": "bot", "random": "random"}, "truth": [("overall", "bot", "random")]},
     "aa": {"models": {"x": "bot", "y": "bot", "z": "bot"}, "truth": []},
@@ -259,7 +266,7 @@ def report_case(
     games = rounds * per_round if rounds else None
     print(f"   {label}: fixed design (best R, 80% power): {rounds} rounds = {games} games; wrong decisions "
           f"{fixed_wrong:.1%}", flush=True)  # fmt: skip
-    if CASES[case]["truth"][0][0] != "overall" and rounds:
+    if CASES[case]["truth"][0][0] != "overall" and rounds and args.skill_runs:
         share = skill_power(case, pool, rounds, args.skill_runs, evidence)
         print(f"   {label}: the leaderboard's skill_differences (Holm over its own list) at {rounds} rounds: truth "
               f"recovered in {share:.0%} of {args.skill_runs} runs", flush=True)  # fmt: skip
@@ -292,7 +299,8 @@ def main() -> None:
     started = time.perf_counter()
     for case in args.case or list(CASES):
         clock = time.perf_counter()
-        cache = Path(args.cache) / f"{case}-{args.pool}-{args.seed}.pickle" if args.cache else None
+        name = CASES[case].get("pool", case)
+        cache = Path(args.cache) / f"{name}-{args.pool}-{args.seed}.pickle" if args.cache else None
         with ProcessPoolExecutor(args.workers) as ex:
             if cache is not None and cache.exists():
                 pool = pickle.loads(cache.read_bytes())
