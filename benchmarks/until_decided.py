@@ -262,6 +262,8 @@ def report_case(
     print(f"   {label}: until_decided: decided in {len(done)}/{len(when)} runs within {args.max_games} games; "
           f"games: median {int(np.median(done)) if done else '-'}, 80th percentile {p80 or '> budget'}; "
           f"wrong decisions {wrong:.1%}", flush=True)  # fmt: skip
+    if args.no_fixed:
+        return
     rounds, fixed_wrong = fixed_needed(case, ex, args.runs, evidence, args.max_games // per_round)
     games = rounds * per_round if rounds else None
     print(f"   {label}: fixed design (best R, 80% power): {rounds} rounds = {games} games; wrong decisions "
@@ -290,6 +292,7 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=400, help="full rounds played per case (default 400)")
     parser.add_argument("--runs", type=int, default=200, help="runs per design (default 200)")
     parser.add_argument("--max-games", type=int, default=4000, help="budget of a sequential run (default 4000)")
+    parser.add_argument("--no-fixed", action="store_true", help="only the until_decided runs (and the A/A)")
     parser.add_argument("--skill-runs", type=int, default=40, help="runs of the skill model's own test (default 40)")
     parser.add_argument("--aa-max-games", type=int, default=600, help="budget of an A/A run (default 600)")
     parser.add_argument("--workers", type=int, default=2)

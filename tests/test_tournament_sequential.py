@@ -14,7 +14,16 @@ from arena.run.config import ConfigError
 from arena.tournament.calibration import play_until_decided
 from arena.tournament.config import parse_tournament
 from arena.tournament.design import build_design, build_round
-from arena.tournament.sequential import ALIKE, DIFFERENT, GRID, ConfidenceSequence, Tracker, decide, family
+from arena.tournament.sequential import (
+    ALIKE,
+    DIFFERENT,
+    GRID,
+    ConfidenceSequence,
+    Tracker,
+    closed_rejections,
+    decide,
+    family,
+)
 
 RACE = """name = "race"
 until_decided = true
@@ -54,6 +63,15 @@ def test_checking_after_every_value_keeps_the_error_below_alpha() -> None:
                 ever += 1
                 break
     assert ever / 200 <= 0.05
+
+
+def test_closed_testing_lets_plain_differences_carry_the_rest() -> None:
+    """Three e-values of 30 at α = 0.05: Bonferroni (60 each) calls none, closed testing all three
+    (every mean of them is 30 ≥ 20); beside a null one (0.5) a 30 is not enough, a 1 000 is."""
+    threshold = np.log(20.0)
+    assert closed_rejections(np.log([30.0, 30.0, 30.0]), threshold).tolist() == [True, True, True]
+    assert closed_rejections(np.log([30.0, 0.5]), threshold).tolist() == [False, False]
+    assert closed_rejections(np.log([1000.0, 30.0, 0.5]), threshold).tolist() == [True, False, False]
 
 
 def test_a_decision_stands_and_says_when() -> None:

@@ -23,13 +23,19 @@ running mean and variance, capped at 3/4 of what it could lose); its wealth is a
 martingale when m is the true mean, so by Ville's inequality it ever reaches 1/α with probability
 at most α, *however often it is looked at*. (Their predictable plug-in bets, tried first, needed
 2.4 times the values to call a difference of 0.1 on a ±1 outcome: docs/tournaments.md.) The
-interval after any round is every m whose wealth never reached 1/α, at level α/k for a family of
-k comparisons (Bonferroni, valid under any dependence): the chance that any comparison of the
-family is ever called different when none is stays at most α = 0.05, at whatever round the run
-stops. Values are checked on a grid of means 0.005 apart.
+interval after any round is every m whose wealth never reached k/α, for a family of k comparisons
+(Bonferroni, valid under any dependence). Values are checked on a grid of means 0.005 apart.
 
-A comparison is **decided** when the bettor against a mean of 0 has reached 1/(α/k) (*different*:
-the sign of the mean says which model is better; 0 is then outside the interval) or the interval
+**Which differ: closed testing.** The wealth of the bettor against a mean of 0 is an e-process
+for "no difference". A comparison is called different when the closed testing procedure on these
+e-values rejects it at α = 0.05 (:func:`closed_rejections`): the mean of its e-value with those of
+any other comparisons reaches 1/α. Whatever the dependence between the comparisons, and however
+often it is checked, the chance that any comparison of the family is ever called different when
+it is not stays at most α, at whatever round the run stops; and once some comparisons are plain,
+the rest need not beat k/α as under Bonferroni.
+
+A comparison is **decided** when closed testing calls it different (the sign of the mean says which
+model is better) or the interval
 lies inside ±``target`` (*alike*: no difference as large as the target; it never claims a
 difference, and comes only with many games). A decision, once made, stands: the interval only
 narrows (it is the running intersection).
@@ -38,10 +44,10 @@ narrows (it is the running intersection).
 game's *evidence score* for its mafia side — the mean of its mafia margin (1 mafia won, 0 town won,
 ½ draw), the mafia seats' survival, and the town's votes against the mafia measured against chance,
 mapped to [0, 1] as (1 − excess) / 2 (0: every town ballot on the mafia; ½: a town voting at
-random). A second bettor bets on those, and "different" is called when the *average* of the two
-bettors' wealth reaches 1/(α/k): an average of two e-processes is one, so the error stays at most
+random). A second bettor bets on those, and a comparison's e-value is the *average* of the two
+bettors' wealth: an average of two e-processes is one, so the error stays at most
 α whatever the evidence says, and the test is about as quick as the better of the two (it pays a
-factor 2 of wealth, log 2 against log(k/α) ≈ 5). Under "A plays as B does" the two games of a deal
+factor 2 of wealth, log 2 against log(1/α) ≈ 3 and more). Under "A plays as B does" the two games of a deal
 stay exchangeable, so both kinds of values are symmetric about 0; the games are still the units
 (one value per pair or deal, never per vote). The interval reported, and *alike*, are the wins'.
 Why a mixture and not the evidence score alone: the score's values are squeezed into a narrower
@@ -300,6 +306,33 @@ class Decisions:
         }
 
 
+def closed_rejections(log_e: np.ndarray, threshold: float) -> np.ndarray:
+    """Which hypotheses the closed testing procedure rejects, given each one's log e-value.
+
+    An intersection of hypotheses is rejected when the *mean* of their e-values reaches 1/α (the
+    mean of e-values is one, under any dependence: Vovk & Wang 2021), and a hypothesis when every
+    intersection containing it is: when the smallest such mean does. That mean takes the
+    hypothesis with the others of smallest e-value, added while each lowers it. At most α of the
+    time, ever, is any true hypothesis rejected (its intersection with every other true one is an
+    e-process); and a comparison need not beat k/α as under Bonferroni, only the mean with the
+    comparisons still near 1, so the decided ones make the rest quicker.
+    """
+    k = len(log_e)
+    order = np.argsort(log_e, kind="stable")
+    out = np.zeros(k, dtype=bool)
+    for i in range(k):
+        total, count = float(log_e[i]), 1
+        for j in order:
+            if j == i:
+                continue
+            mean = total - math.log(count)
+            if log_e[j] >= mean:
+                break
+            total, count = float(np.logaddexp(total, log_e[j])), count + 1
+        out[i] = total - math.log(count) >= threshold
+    return out
+
+
 class Tracker:
     """The decision family, updated round by round (the runner and the benchmarks look after each)."""
 
@@ -308,6 +341,7 @@ class Tracker:
     ) -> None:
         self.models = sorted(models)
         decisions = family(self.models, variants)
+        self.alpha = alpha
         self.level = level = alpha / max(1, len(decisions))
         for d in decisions:
             d.sequence = ConfidenceSequence(level)
@@ -333,7 +367,6 @@ class Tracker:
         state = self.state
         state.rounds = round_
         state.games += games
-        threshold = math.log(1.0 / self.level)
         for i, d in enumerate(state.decisions):
             got = wins[i]
             if not got or d.sequence is None:
@@ -344,9 +377,11 @@ class Tracker:
                 d.evidence_mean = d.evidence.mean
             d.n, d.estimate = d.sequence.n, d.sequence.mean
             d.lo, d.hi = d.sequence.interval()
-            if d.decided:
+        different = closed_rejections(np.array([d.log_wealth() for d in state.decisions]), math.log(1.0 / self.alpha))
+        for d, reject in zip(state.decisions, different, strict=True):
+            if d.decided or d.sequence is None or not d.sequence.n:
                 continue
-            if d.log_wealth() >= threshold:
+            if reject:
                 d.status = DIFFERENT
                 lead = d.sequence.mean
                 if d.evidence is not None and d.evidence.log_wealth[ZERO] > d.sequence.log_wealth[ZERO]:
