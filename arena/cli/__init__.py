@@ -390,6 +390,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
     p.set_defaults(func=cmd_show)
 
+    from arena.cli.prompts import add_command as add_prompts
+
+    add_prompts(sub)
+
     from arena.tournament.cli import add_commands  # tournament, leaderboard, balance
 
     add_commands(sub)

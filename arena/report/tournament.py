@@ -21,10 +21,13 @@ from arena.report.html import environment
 from arena.run.outcome import result_text
 
 
-def _transcript(recorded: str, database: Path) -> Path | None:
-    """The transcript file of a game: as recorded (relative to where the tournament ran), or beside the database."""
+def _transcript(recorded: str, database: Path, folder: str | None = None) -> Path | None:
+    """The transcript file of a game: in the folder the tournament wrote it to (``folder``, an
+    absolute path the database keeps), else as recorded (relative to where the tournament ran),
+    else beside the database (a database and its transcripts moved together)."""
     path = Path(recorded)
-    candidates = [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
+    candidates = [Path(folder) / path.name] if folder else []
+    candidates += [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
     return next((p for p in candidates if p.is_file()), None)
 
 
@@ -89,7 +92,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
         row["result"] = result_text(row.get("winner"), str(row.get("reason") or ""))  # in words, never the code
-        source = _transcript(str(game["transcript"]), path)
+        source = _transcript(str(game["transcript"]), path, meta.get("transcripts"))
         row["link"] = ""
         if source is None:
             missing.append(f"{game['key']}: transcript {game['transcript']} not found")

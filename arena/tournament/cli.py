@@ -24,7 +24,7 @@ def _cli_error(message: str) -> Exception:
 def cmd_tournament(args: argparse.Namespace) -> int:
     from .config import load_tournament
     from .db import DatabaseError
-    from .distributed import ClusterError, RayExecutor
+    from .distributed import ClusterError, RayExecutor, require_ray
     from .progress import RunProgress
     from .runner import EndpointCheckError, run_tournament
 
@@ -39,6 +39,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise _cli_error("--max-games applies with until_decided only (add --until-decided)")
     if config.until_decided and config.max_games is None:
         raise _cli_error("--until-decided needs a budget: add --max-games N (or max_games in the config)")
+    if args.ray is not None:
+        try:
+            require_ray()  # before the database or a transcript folder exists
+        except ClusterError as exc:
+            raise _cli_error(str(exc)) from None
     if args.db:
         config.database = Path(args.db)
     if args.transcripts:

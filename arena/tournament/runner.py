@@ -368,7 +368,10 @@ class Runner:
         design = build_design(config)
         todo = self.pending(design)
         report = RunReport(planned=len(design), skipped=len(design) - len(todo))
-        self.db.set_meta({"name": config.name, "config": str(config.path or ""), "seed": str(config.seed)})
+        self.db.set_meta({
+            "name": config.name, "config": str(config.path or ""), "seed": str(config.seed),
+            "transcripts": str(config.transcripts.resolve()),  # where the games are, from any folder (arena report)
+        })  # fmt: skip
         self.spent = self.db.total_cost()
         queue = deque(todo)
         total = len(design)
