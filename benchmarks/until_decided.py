@@ -23,15 +23,19 @@ runs:
 
 1. **fixed design**: the fewest rounds R (of a doubling grid, then bisected) at which the fixed
    test decides the truth in ≥ 80% of runs — the sign-flip test on the decision family's values
-   (one per mirrored pair or deal), Holm over the family; with wins only that is the leaderboard's
-   skill-difference test; R is found with hindsight, so it is the *best* fixed design, not one
+   (one per mirrored pair or deal), Holm over the family (for the skills, the contrasts the
+   leaderboard's skill-difference test uses; with evidence, the test's normal approximation),
+   then the leaderboard's own ``skill_report`` at that R; R is found with hindsight, so it is the *best* fixed design, not one
    planned without knowing the effect;
 2. **until_decided**: runs of the sequential design (adaptive rounds on undecided pairings,
-   anytime-valid confidence sequences, Bonferroni over the family) until the truth is decided; the
+   anytime-valid confidence sequences, closed testing over the family) until the truth is decided; the
    80th percentile of the games spent (so: decided in 80% of runs by then), and the share of runs
    that decided anything wrongly;
 3. the planned fixed design of today's docs: mirrored pairs for 80% power on a difference of 0.10
    in the mafia-side win rate (292 pairs per pairing).
+
+``--fresh-aa GAMES`` instead plays ``--runs`` A/A tournaments on fresh games (no pool), each checked
+after every round until ``GAMES``.
 
 Every figure goes in docs/tournaments.md (*Stop when decided*), with the ``uptime`` of the run.
 """
@@ -50,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.tournament.calibration import play_tournament, relabel
+from arena.tournament.calibration import play_tournament, play_until_decided, relabel
 from arena.tournament.db import GameRecord
 from arena.tournament.inference import ALPHA, holm, sign_flip_p
 from arena.tournament.results import Results
@@ -286,12 +290,21 @@ def skill_power(case: str, pool: list[list[GameRecord]], rounds: int, runs: int,
     return hits / runs
 
 
+def fresh_aa(task: tuple[int, int, bool]) -> bool:
+    """One A/A run on fresh games (the runner's loop in memory): was any comparison called different?"""
+    seed, max_games, evidence = task
+    models = CASES["aa"]["models"]
+    state = play_until_decided(models, VARIANTS, seed, max_games, evidence=evidence)
+    return any(d.status == DIFFERENT for d in state.decisions)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--case", action="append", choices=list(CASES), help="default: every case")
     parser.add_argument("--pool", type=int, default=400, help="full rounds played per case (default 400)")
     parser.add_argument("--runs", type=int, default=200, help="runs per design (default 200)")
     parser.add_argument("--max-games", type=int, default=4000, help="budget of a sequential run (default 4000)")
+    parser.add_argument("--fresh-aa", type=int, metavar="GAMES", help="only: A/A runs on fresh games, this budget each")
     parser.add_argument("--no-fixed", action="store_true", help="only the until_decided runs (and the A/A)")
     parser.add_argument("--skill-runs", type=int, default=40, help="runs of the skill model's own test (default 40)")
     parser.add_argument("--aa-max-games", type=int, default=600, help="budget of an A/A run (default 600)")
@@ -300,6 +313,16 @@ def main() -> None:
     parser.add_argument("--cache", metavar="DIR", help="keep each case's pool of games here (replayed on the next run)")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.fresh_aa:
+        with ProcessPoolExecutor(args.workers) as ex:
+            for evidence in (False, True):
+                tasks = [(seed, args.fresh_aa, evidence) for seed in range(1, args.runs + 1)]
+                flagged = sum(ex.map(fresh_aa, tasks))
+                print(f"fresh A/A ({'with evidence' if evidence else 'wins only'}; {args.runs} runs of {args.fresh_aa} games, "
+                      f"checked after every round): {flagged}/{args.runs} = {flagged / args.runs:.1%} called a pair different",
+                      flush=True)  # fmt: skip
+        print(f"{time.perf_counter() - started:.0f} s with {args.workers} worker(s)")
+        return
     for case in args.case or list(CASES):
         clock = time.perf_counter()
         name = CASES[case].get("pool", case)
