@@ -169,18 +169,24 @@ def test_decide_replays_only_the_rounds_before() -> None:
     assert decide(results, before=3).games == 4 and decide(results).games == 6
 
 
+@pytest.fixture(scope="module")
+def liar_detective():
+    """30 rounds of liar, detective and random on classic 7, fixed seed (played once for both tests)."""
+    from arena.tournament.calibration import play_tournament
+    from arena.tournament.results import Results
+
+    models = {"liar": "bot?mafia=1&town=0.2", "detective": "bot?mafia=0.2&town=1", "random": "random"}
+    return Results.from_records(play_tournament(models, [{"name": "classic", "players": 7}], 30, 3))
+
+
 @pytest.mark.parametrize("evidence", [False, True])
-def test_the_skill_model_tells_the_liar_from_the_detective(evidence: bool) -> None:
+def test_the_skill_model_tells_the_liar_from_the_detective(liar_detective, evidence: bool) -> None:
     """Ground truth (issue 23.2): liar (mafia=1&town=0.2) > detective (mafia=0.2&town=1) on deception,
     the reverse on detection, both significant after Holm — 30 rounds of classic 7, a fixed seed (the
     games each needs, measured over many runs on classic 9: docs/tournaments.md)."""
-    from arena.tournament.calibration import play_tournament
-    from arena.tournament.results import Results
     from arena.tournament.skills import skill_report
 
-    models = {"liar": "bot?mafia=1&town=0.2", "detective": "bot?mafia=0.2&town=1", "random": "random"}
-    results = Results.from_records(play_tournament(models, [{"name": "classic", "players": 7}], 30, 3))
-    report = skill_report(results, resamples=50, evidence=evidence)
+    report = skill_report(liar_detective, resamples=50, evidence=evidence)
     found = {(d.skill, d.a, d.b): d for d in report.differences}
     deception, detection = found[("deception", "detective", "liar")], found[("detection", "detective", "liar")]
     assert deception.significant and deception.diff.estimate < 0  # the liar deceives better
