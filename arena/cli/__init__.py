@@ -277,6 +277,77 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
+    from arena.cli.console import Printer, print_result
+    from arena.players.base import StopGame, SyncPlayer
+    from arena.players.human import print_night_report
+    from arena.run.resume import ResumeError, is_person, prepare_resume, run_and_close
+
+    console = Console()
+    human_seat = {"console": console, "timeout": args.human_timeout}
+    path = Path(args.file)
+    try:
+        header = _read_header(path)
+        humans = [seat for seat, spec in dict(header.get("players") or {}).items() if is_person(str(spec))]
+        if len(humans) > 1:  # one terminal shows one seat's secrets
+            raise CliError(f"{len(humans)} people played this table ({', '.join(humans)}): one terminal seats one person")
+        if args.human_timeout is not None and not humans:
+            raise CliError("--human-timeout needs a human seat at the table")
+        resumption = prepare_resume(path, player_kwargs={seat: human_seat for seat in humans})
+    except ResumeError as exc:
+        raise CliError(str(exc)) from None
+    for note in resumption.notes():
+        print(f"arena: {note}", file=sys.stderr)
+    game, players = resumption.game, resumption.players
+    human = humans[0] if humans else None
+    if human is not None:  # the person's own screen: everything they had seen, then the game goes on
+        resumption.observers.append(players[human])
+    elif not args.quiet:
+        resumption.observers.append(Printer(console, reveal=args.reveal))
+    specs = {seat: str(spec) for seat, spec in dict(header["players"]).items()}
+    if human is None:
+        check_model_seats(players)
+    code = 0
+    failure = None
+    started = time.perf_counter()
+    try:
+        if resumption.clock is None and human is None and all(isinstance(p, SyncPlayer) for p in players.values()):
+            resumption.play()
+        else:
+            _in_terminal(players.get(human or ""), lambda: asyncio.run(run_and_close(resumption)))
+    except KeyboardInterrupt:
+        code = 130
+    except StopGame as exc:
+        code = 1
+        failure = str(exc) if exc.error else None
+    print_result(console, game, specs, path)
+    print_usage(console, players, time.perf_counter() - started, game)
+    if human is not None:
+        print_night_report(console, game)
+    if failure is not None:
+        print(f"arena: error: {failure}", file=sys.stderr)
+    return code
+
+
+def _read_header(path: Path) -> dict[str, Any]:
+    """The transcript's header, read alone (which seats are people), with one-line errors."""
+    from arena.run.resume import ResumeError
+
+    try:
+        with path.open(encoding="utf-8") as file:
+            header = json.loads(file.readline())
+    except FileNotFoundError:
+        raise ResumeError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResumeError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    except json.JSONDecodeError:
+        raise ResumeError(f"{path}:1: not JSON: not a transcript") from None
+    if not isinstance(header, dict) or header.get("type") != "header" or not isinstance(header.get("players"), dict):
+        raise ResumeError(f"{path}: the first line must be the header")
+    return header
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from arena.run.bench import bench
 
@@ -306,11 +377,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from arena.report.show import ShowError, show
-    from arena.run.transcript import TranscriptError, read_transcript
+    from arena.report.show import ShowError, load, show
+    from arena.run.transcript import TranscriptError
 
     try:
-        show(read_transcript(args.file), Console(), args.as_name)
+        show(load(Path(args.file)), Console(), args.as_name)
     except (TranscriptError, ShowError) as exc:
         raise CliError(str(exc)) from None
     return 0
@@ -362,8 +433,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_scenario)
 
     p = sub.add_parser("replay", help="re-run a transcript from its recorded answers and compare")
-    p.add_argument("file", help="transcript (.jsonl)")
+    p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("resume", help="continue an interrupted game (a crash, kill -9) from its transcript, appending to it")
+    p.add_argument("file", help="transcript (.jsonl) of the unfinished game")
+    p.add_argument("--human-timeout", type=float, metavar="SECONDS", help="a person seat's time for each decision")
+    p.add_argument("--reveal", action="store_true", help="also print private events (no person at the table)")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("bench", help="play many games in one process and print games per second")
     p.add_argument("variant", help="variant id")
@@ -374,11 +452,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("report", help="write a readable HTML report of a transcript, or of a folder of them")
-    p.add_argument("path", help="transcript (.jsonl), or a folder of transcripts (index page + one page per game)")
-    p.add_argument(
-        "-o", "--output", metavar="OUT", help="output file (default: the transcript's, .html) or folder (default: PATH/report)"
+    p = sub.add_parser(
+        "report", help="write a readable HTML report of a transcript, a folder of them or a tournament database (.sqlite)"
     )
+    p.add_argument(
+        "path",
+        help="transcript (.jsonl); a folder of transcripts (index page + one page per game); or a tournament "
+        "database (.sqlite: leaderboard, charts and a page per game)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="OUT",
+        help="output file (default: the transcript's, .html) or folder (default: PATH/report; a database: NAME-report beside it)",
+    )  # fmt: skip
     p.add_argument(
         "--as", dest="as_name", metavar="NAME",
         help="one seat's own page: built from what NAME saw alone, safe to send to that player (default FILE.NAME.html)",
@@ -386,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("show", help="tell a transcript in the terminal, everything or as one player saw it")
-    p.add_argument("file", help="transcript (.jsonl)")
+    p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
     p.set_defaults(func=cmd_show)
 

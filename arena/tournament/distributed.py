@@ -410,6 +410,7 @@ class RayExecutor:
 
     tries = WORKER_TRIES
     isolated = True  # a game per worker process: recording calls need not serialise the games
+    resumes = False  # a worker starts from nothing: a try that failed mid-way is played again whole
 
     def __init__(
         self,

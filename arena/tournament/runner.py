@@ -21,6 +21,11 @@ is played is the executor's business: in this process (:class:`GameSession`), or
   breaker: docs/llm.md) stops the games using it; each is recorded as failed — its transcript
   summary says ``aborted`` and why, its ``attempts`` row the error, no ``games`` row — so the next
   run plays it again, and no new game using that endpoint starts in this run.
+- **Failed games go on.** A game whose last try stopped mid-way (a ``kill -9`` of the run, an
+  endpoint that went down, a crash) is resumed from its transcript (:mod:`arena.run.resume`) when
+  the executor can (in this process), rather than played again from the start: the recorded
+  answers rebuild it, no model call is made twice, and the transcript is the same file, now whole.
+  A transcript that cannot be resumed (another setup, changed rules) is left, and the game played anew.
 - **Recorded calls.** With :class:`TournamentCalls`, each game's model HTTP exchanges are recorded
   to, or replayed from, ``<key>.calls.yaml`` (one cassette per game); games are then played one
   at a time, since vcrpy patches HTTP for the whole process.
@@ -44,7 +49,8 @@ from arena.players.base import StopGame, SyncPlayer
 from arena.players.redact import redact
 from arena.run.config import ConfigError
 from arena.run.orchestrator import run, run_sync
-from arena.run.transcript import TranscriptWriter, read_transcript, utc_now
+from arena.run.resume import Resumption
+from arena.run.transcript import TranscriptError, TranscriptWriter, read_transcript, utc_now
 
 from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
@@ -53,6 +59,7 @@ from .design import GameSpec, build_design, build_round, deals_per_hand
 from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
+CANNOT_RESUME = "cannot resume"  # an attempt's error that keeps its transcript from being resumed again
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
 
 
@@ -123,6 +130,7 @@ class GameOutcome:
     line: str  # the one-line result, or the error
     cost: float = 0.0
     down: tuple[str, str] | None = None  # (endpoint key, why) when the game stopped because its endpoint is down
+    calls_reused: int = 0  # a resumed game: model calls of the earlier try not made again
 
 
 class WorkerLost(Exception):
@@ -137,17 +145,19 @@ class Executor(Protocol):
     runner does, so one process writes it), and raises :class:`WorkerLost` when the process
     playing it died, which the runner retries up to ``tries`` times in all. ``isolated``: every
     game plays in a process of its own (so recording calls, which patches HTTP process-wide, need
-    not play one game at a time).
+    not play one game at a time). ``resumes``: ``play(..., resume=True)`` is understood: ``path``
+    is then an earlier try's unfinished transcript, and the game goes on from it.
     """
 
     tries: int
     isolated: bool
+    resumes: bool
 
     async def start(self) -> None:
         """Get ready (connect to a cluster): called once, only when there is a game to play."""
         ...
 
-    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome: ...
+    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None], resume: bool = False) -> GameOutcome: ...
 
     def live_cost(self) -> float:
         """Dollars spent so far by the games in flight (for the cost cap)."""
@@ -223,6 +233,20 @@ def transcript_path(directory: Path, key: str) -> Path:
         n += 1
         path = directory / f"{stem}-{n}.jsonl"
     return path
+
+
+def tournament_header(spec: GameSpec, game: Game, models: dict[str, ModelEntry]) -> dict[str, Any]:
+    """What a tournament's transcript says about its game: the entrant in each seat, who had which side.
+
+    Seat specs alone cannot tell two entrants of one spec apart (``bot`` and ``bot2 = "bot"``); the
+    report names each seat's entrant from here.
+    """
+    sides = spec.sides(game)
+    return {
+        "key": spec.key, "round": spec.round, "pairing": spec.pairing,
+        "entrants": {seat: models[seat].name for seat in game.seats},
+        "sides": {side: models[seat].name for seat, side in sides.items()},
+    }  # fmt: skip
 
 
 def game_record(
@@ -429,7 +453,8 @@ class Runner:
         budget = config.max_games or 0
         started = time.perf_counter()
         self.db.set_meta(
-            {"name": config.name, "config": str(config.path or ""), "seed": str(config.seed), "until_decided": "1",
+            {"name": config.name, "config": str(config.path or ""), "seed": str(config.seed),
+             "transcripts": str(config.transcripts.resolve()), "until_decided": "1",
              "max_games": str(budget), "evidence": "1" if config.evidence else "0"}
         )  # fmt: skip
         self.spent = self.db.total_cost()
@@ -476,6 +501,28 @@ class Runner:
         report.seconds = time.perf_counter() - started
         return report
 
+    def resumable(self, spec: GameSpec) -> Path | None:
+        """The unfinished transcript of the game's last try, if it can go on (see the module docstring)."""
+        if self.calls is not None or not getattr(self.executor, "resumes", False):
+            return None  # a cassette holds one try's calls whole; Ray workers start from nothing
+        last = self.db.last_attempt(spec.key)
+        if last is None or (last[1] or "").startswith(CANNOT_RESUME):
+            return None
+        path = Path(last[0])
+        try:
+            header = read_transcript(path)
+        except (TranscriptError, OSError):
+            return None
+        if header.complete:
+            return None
+        game = spec.make_game()
+        models = spec.assignment(game)
+        setup = {
+            "variant": game.name, "seed": game.seed, "seats": list(game.seats),
+            "players": {seat: models[seat].spec for seat in game.seats}, "options": game.options.model_dump(mode="json"),
+        }  # fmt: skip
+        return path if all(header.header.get(k) == v for k, v in setup.items()) else None
+
     async def play(self, spec: GameSpec) -> tuple[bool, str]:
         """Play one game through the executor and record it: (True, a one-line result) or (False, why not).
 
@@ -484,14 +531,18 @@ class Runner:
         """
         lost: list[str] = []
         for _ in range(self.executor.tries):
-            path = transcript_path(self.config.transcripts, spec.key)
+            earlier = self.resumable(spec)
+            path = earlier or transcript_path(self.config.transcripts, spec.key)
             attempt: list[int] = []
 
             def started(begun: str, path: Path = path, attempt: list[int] = attempt) -> None:
                 attempt.append(self.db.start_attempt(spec.key, str(path), begun))
 
             try:
-                outcome = await self.executor.play(spec, path, started)
+                if earlier is not None:
+                    outcome = await self.executor.play(spec, path, started, resume=True)
+                else:
+                    outcome = await self.executor.play(spec, path, started)
             except WorkerLost as exc:
                 lost.append(str(exc))
                 if attempt:
@@ -515,6 +566,7 @@ class GameSession:
 
     tries = 1  # nothing here can die without the whole run
     isolated = False
+    resumes = True
 
     def __init__(self, config: TournamentConfig, calls: TournamentCalls | None = None) -> None:
         self.config = config
@@ -567,32 +619,79 @@ class GameSession:
                 stamp(cassette, here)
             yield
 
-    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome:
-        """Play one game with its transcript at ``path``; ``started(time)`` once that file exists."""
+    def _resume(self, spec: GameSpec, path: Path) -> tuple[Resumption, BeliefProbe | None]:
+        """The earlier try's game at ``path``, rebuilt (with its belief probe) and ready to go on."""
+        from arena.players.registry import is_builtin, make_player
+        from arena.run.resume import prepare_resume
+
+        models = spec.assignment(spec.make_game())
+        calls = read_transcript(path).calls
+        probes: list[BeliefProbe] = []
+
+        def factory(kind: str, seat: str, seed: int, **extra: Any) -> Any:
+            model = models[seat]
+            if is_builtin(model.spec):
+                return make_player(model.spec, seat, seed)
+            return make_player(model.spec, seat, seed, **extra, **{**model.settings, **self.overrides})
+
+        def watch(game: Game, players: Mapping[str, Any]) -> list[Any]:
+            if not self.config.beliefs or deals_per_hand(spec.variant):
+                return []
+            probe = BeliefProbe(game, players)
+            probe.replaying(calls)
+            probes.append(probe)
+            return [probe]
+
+        resumption = prepare_resume(path, factory=factory, seed=spec.player_seed, watch=watch)
+        resumption.observers.clear()  # the session passes its own observers
+        for probe in probes:
+            probe.recorded = None  # from here on, live questions
+        return resumption, probes[0] if probes else None
+
+    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None], resume: bool = False) -> GameOutcome:
+        """Play one game with its transcript at ``path``; ``started(time)`` once that file exists.
+        ``resume``: ``path`` is an earlier try's unfinished transcript; the game goes on from it."""
         config = self.config
-        game = spec.make_game()
-        models = spec.assignment(game)
-        seat_specs = {seat: models[seat].spec for seat in game.seats}
-        try:
-            writer = TranscriptWriter(path, game, seat_specs)
-        except OSError as exc:
-            return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
-        begun = writer.started.isoformat(timespec="seconds")
+        opened: dict[int, Any] = {}
+        reused = 0
+        probe: BeliefProbe | None = None
+        if resume:
+            from arena.run.resume import ResumeError
+
+            try:
+                resumption, probe = self._resume(spec, path)
+            except ResumeError as exc:
+                return GameOutcome(None, f"{CANNOT_RESUME}: {exc}")
+            game, writer, opened, reused = resumption.game, resumption.writer, resumption.opened, resumption.calls_reused
+            models = spec.assignment(game)
+            seat_specs = {seat: models[seat].spec for seat in game.seats}
+            begun = utc_now().isoformat(timespec="seconds")
+        else:
+            game = spec.make_game()
+            models = spec.assignment(game)
+            seat_specs = {seat: models[seat].spec for seat in game.seats}
+            try:
+                writer = TranscriptWriter(path, game, seat_specs, extra={"tournament": tournament_header(spec, game, models)})
+            except OSError as exc:
+                return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
+            begun = writer.started.isoformat(timespec="seconds")
         started(begun)
         clock = time.perf_counter()
-        probe: BeliefProbe | None = None
         try:
-            players = {seat: self._player(models[seat], seat, game, spec.player_seed, writer) for seat in game.seats}
+            if resume:
+                players = resumption.players
+            else:
+                players = {seat: self._player(models[seat], seat, game, spec.player_seed, writer) for seat in game.seats}
+                if config.beliefs and not deals_per_hand(spec.variant):
+                    probe = BeliefProbe(game, players)
             writer.track_usage(players)
             self.live[spec.key] = players
-            if config.beliefs and not deals_per_hand(spec.variant):
-                probe = BeliefProbe(game, players)
             observers: list[Any] = [_UntilProbed(writer)] + ([probe] if probe is not None else [])
             if all(isinstance(p, SyncPlayer) for p in players.values()):
-                await asyncio.to_thread(run_sync, game, players, observers)
+                await asyncio.to_thread(run_sync, game, players, observers, opened=opened)
             else:
                 with self._cassette(spec, game, seat_specs):
-                    await run(game, players, observers, decision_timeout=config.decision_timeout)
+                    await run(game, players, observers, decision_timeout=config.decision_timeout, opened=opened)
                     if probe is not None:
                         await probe.wait()
             writer(game)
@@ -625,11 +724,13 @@ class GameSession:
         cost = record.game["cost"]
         mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
+        again = f", resumed ({reused} model calls not made again)" if resume else ""
         return GameOutcome(
             record,
             f"{spec.first.name} ({'mafia side' if not mckay else 'side A'}) vs {spec.second.name}: "
-            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}",
+            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}{again}",
             cost,
+            calls_reused=reused,
         )
 
 
