@@ -42,14 +42,14 @@ def _players(
     """One player per seat; model seats also learn the variant and options, and report their calls;
     the human seat gets ``human`` (its console and time limit); ``model_settings`` are profile
     fields for every model seat."""
-    from arena.players.registry import BUILTIN, SpecError, make_player
+    from arena.players.registry import SpecError, builtin_kind, make_player
 
     players = {}
     for name, spec in specs.items():
         extra: dict[str, Any] = {}
         if spec == "human":
             extra = dict(human or {})
-        elif spec not in BUILTIN and game is not None:
+        elif builtin_kind(spec) is None and game is not None:
             extra = {"variant": game.name, "options": game.options.model_dump(mode="json"), **(model_settings or {})}
             if recorder is not None:
                 extra["recorder"] = recorder(name)
@@ -388,6 +388,35 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- serve -------------------------------------------------------------------------------------
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from arena.serve.app import is_loopback, serve
+    except ImportError as exc:  # aiohttp missing: the serve extra
+        raise CliError(f"arena serve needs aiohttp: pip install 'mafia-arena[serve]' ({exc})") from None
+
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port {args.port}: use 1-65535")
+    if args.keep <= 0:
+        raise CliError("--keep must be more than 0 seconds")
+    data = Path(args.data)
+    try:
+        (data / "tables").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot use {data} as the data folder: {exc.strerror or exc}") from None
+    if not is_loopback(args.host):
+        print(
+            f"arena serve: warning: listening on {args.host}, not loopback: anyone who can reach this machine "
+            "can create tables and watch them (seat links stay private to whoever holds them)",
+            file=sys.stderr,
+        )
+    try:
+        serve(args.host, args.port, data, live_views=args.live_views, keep=args.keep)
+    except OSError as exc:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    return 0
+
+
 # ---- the parser ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arena", description="Mafia arena: language models, bots and people play Mafia.")
@@ -475,6 +504,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("serve", help="serve tables in the browser: people, bots and models at one game (docs/serve.md)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data", default="served", metavar="DIR", help="folder of the tables' transcripts and state (default served)")
+    p.add_argument(
+        "--live-views", action="store_true",
+        help="let the watch page show every view live at tables with no person seat (default: only after the game)",
+    )  # fmt: skip
+    p.add_argument(
+        "--keep", type=float, default=600.0, metavar="SECONDS",
+        help="how long a finished table stays in memory before it is served from its transcript (default 600)",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_serve)
 
     from arena.cli.prompts import add_command as add_prompts
 
