@@ -12,7 +12,7 @@ import random
 
 from arena.engine import Decision
 from arena.engine.actions import Kill
-from arena.players.convention import CONVENTION, lead, lead_in_view, night_note
+from arena.players.convention import CONVENTION, lead, lead_in_view, team_note
 from arena.players.human import HumanPlayer
 from arena.players.llm.prompt import Conversation, make_env
 from arena.players.registry import make_player
@@ -101,8 +101,8 @@ def test_a_model_mafia_seat_is_told_its_partners_and_the_convention_at_every_nig
         assert f"Your partners: {' and '.join(partners)}." in text and CONVENTION in text
         assert f"Right now that is {named}." in text
     town = next(p for p in game.alive if game.team(p) == "town")
-    assert night_note("night_kill", "citizen", game.view(town).events, request.alive, town) is None
-    assert night_note("vote", "mafia", game.view(me).events, request.alive, me) is None
+    assert team_note("night_kill", "citizen", game.view(town).events, request.alive, town) is None
+    assert team_note("vote", "mafia", game.view(me).events, request.alive, me) is None
 
 
 def test_a_person_on_the_mafia_is_told_the_same_on_the_night_screen() -> None:

@@ -42,14 +42,14 @@ def _players(
     """One player per seat; model seats also learn the variant and options, and report their calls;
     the human seat gets ``human`` (its console and time limit); ``model_settings`` are profile
     fields for every model seat."""
-    from arena.players.registry import BUILTIN, SpecError, make_player
+    from arena.players.registry import SpecError, builtin_kind, make_player
 
     players = {}
     for name, spec in specs.items():
         extra: dict[str, Any] = {}
         if spec == "human":
             extra = dict(human or {})
-        elif spec not in BUILTIN and game is not None:
+        elif builtin_kind(spec) is None and game is not None:
             extra = {"variant": game.name, "options": game.options.model_dump(mode="json"), **(model_settings or {})}
             if recorder is not None:
                 extra["recorder"] = recorder(name)
@@ -124,7 +124,7 @@ def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> An
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.cli.console import Printer, print_result
+    from arena.cli.console import Printer, print_next_steps, print_result
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report, seat_human
     from arena.run.orchestrator import play
@@ -210,6 +210,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     print_usage(console, players, time.perf_counter() - started, game)
     if human is not None:
         print_night_report(console, game)
+        print_next_steps(console, writer.path, human)
     if calls is not None:
         calls.report(console)
     if failure is not None:

@@ -92,7 +92,7 @@ def lead_in_view(events: Sequence[Event], alive: Iterable[str]) -> tuple[tuple[s
     return team, lead(accusations(events), team, alive, speakers_by_day(events))
 
 
-def night_note(group: str, role: str, events: Sequence[Event], alive: Iterable[str], me: str) -> dict | None:
+def team_note(group: str, role: str, events: Sequence[Event], alive: Iterable[str], me: str) -> dict | None:
     """What a mafia seat is told at a silent night shot (``night_kill``): its living partners,
     the convention, and the player it names now; None for any other question."""
     if group != "night_kill" or role != "mafia":
@@ -103,7 +103,7 @@ def night_note(group: str, role: str, events: Sequence[Event], alive: Iterable[s
     return {"partners": partners, "convention": CONVENTION, "lead": named}
 
 
-def night_note_text(note: dict) -> str:
+def team_note_text(note: dict) -> str:
     """The note in one paragraph, for the terminal."""
     partners = note["partners"]
     team = "Your partners: " + (", ".join(partners) if partners else "none left: you shoot alone") + "."

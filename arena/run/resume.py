@@ -276,7 +276,7 @@ def prepare_resume(
 
         return record
 
-    from arena.players.registry import BUILTIN
+    from arena.players.registry import builtin_kind
 
     seated: dict[str, Any] = {}
     for seat in seats:
@@ -285,7 +285,7 @@ def prepare_resume(
             continue
         spec = specs.get(seat, "?")
         extra: dict[str, Any] = dict((player_kwargs or {}).get(seat, {}))
-        if spec not in BUILTIN and not is_person(spec):
+        if builtin_kind(spec) is None and not is_person(spec):
             extra = {"variant": header["variant"], "options": header["options"], "recorder": recorder(seat), **extra}
         try:
             seated[seat] = factory(spec, seat, seed, **extra)

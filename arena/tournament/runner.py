@@ -55,11 +55,10 @@ from arena.run.transcript import TranscriptError, TranscriptWriter, read_transcr
 from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
-from .design import GameSpec, build_design, deals_per_hand
+from .design import GameSpec, build_design, build_round, deals_per_hand
 from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
-BUILTIN_KINDS = ("bot", "random")
 CANNOT_RESUME = "cannot resume"  # an attempt's error that keeps its transcript from being resumed again
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
 
@@ -97,6 +96,8 @@ class RunReport:
     seconds: float = 0.0
     down: dict[str, str] = field(default_factory=dict)  # endpoint label -> why it is down
     held: int = 0  # games not started because an endpoint they need is down
+    decisions: Any = None  # until_decided: the :class:`~.sequential.Decisions` at the end
+    budget_spent: bool = False  # until_decided: the next round would have passed max_games
 
     def lines(self, config: TournamentConfig) -> list[str]:
         out = [
@@ -113,6 +114,10 @@ class RunReport:
             )
         for key, error in self.failed[:5]:
             out.append(f"failed: {key}: {error}")
+        if self.decisions is not None:
+            out += self.decisions.lines()
+            if self.budget_spent:
+                out.append(f"budget spent: the next round would pass max_games = {config.max_games}")
         out.append(f"database: {config.database}; transcripts: {config.transcripts}")
         return out
 
@@ -172,16 +177,16 @@ def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = No
     Returns model name -> that player (for the endpoint check); ``overrides`` are profile fields
     for every model seat (a replay needs no key).
     """
-    from arena.players.registry import SpecError, make_player
+    from arena.players.registry import SpecError, is_builtin, make_player
 
     checked: dict[str, Any] = {}
     third = (config.third_party,) if config.third_party is not None else ()
     for model in (*config.models, *third):
         where = "third_party" if model in third else f"models.{model.name}"
-        if model.spec in BUILTIN_KINDS and model.settings:
+        if is_builtin(model.spec) and model.settings:
             raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: settings apply to model seats only")
         try:
-            if model.spec in BUILTIN_KINDS:
+            if is_builtin(model.spec):
                 checked[model.name] = make_player(model.spec, "check", 0)
             else:
                 player = make_player(model.spec, "check", 0, **{**model.settings, **(overrides or {})})
@@ -381,6 +386,8 @@ class Runner:
 
     async def run(self) -> RunReport:
         config = self.config
+        if config.until_decided:
+            return await self.run_until_decided()
         started = time.perf_counter()
         design = build_design(config)
         todo = self.pending(design)
@@ -392,6 +399,20 @@ class Runner:
         self.spent = self.db.total_cost()
         queue = deque(todo)
         total = len(design)
+        self.progress(report.skipped, total, self.spent)
+        try:
+            if todo:
+                await self.executor.start()
+                started = time.perf_counter()  # a cluster's start-up is reported apart, not as the games' time
+            await self.drain(queue, report, total)
+        finally:
+            await self.executor.aclose()
+        report.not_started = len(queue) + self.held
+        return self.finish(report, started)
+
+    async def drain(self, queue: deque[GameSpec], report: RunReport, total: int) -> None:
+        """Play the queued games, ``concurrency`` at a time, until the queue is empty or the cap is reached."""
+        config = self.config
 
         async def worker() -> None:
             while queue:
@@ -411,19 +432,67 @@ class Runner:
                 self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
                 self.progress(done, total, self.spent + self.live_cost())
 
-        workers = min(config.concurrency, len(todo)) or 1
+        workers = min(config.concurrency, len(queue)) or 1
         if self.calls is not None and workers > 1 and not self.executor.isolated:
             workers = 1
             self.echo(f"{self.calls.mode}ing calls: games are played one at a time (vcrpy patches HTTP for the whole process)")
-        self.progress(report.skipped, total, self.spent)
+        await asyncio.gather(*(worker() for _ in range(workers)))
+
+    async def run_until_decided(self) -> RunReport:
+        """``until_decided``: round after round on the pairings still undecided (:mod:`.sequential`).
+
+        Round r is scheduled from the decisions after rounds 1 … r − 1 as the database holds them, so
+        a resumed run schedules the same rounds and skips the games already played. It stops when
+        every comparison is decided, when the next round would pass ``max_games``, at the cost cap,
+        or when a round could not be played whole (failed games: run the same command again).
+        """
+        from .results import Results
+        from .sequential import decide
+
+        config = self.config
+        budget = config.max_games or 0
+        started = time.perf_counter()
+        self.db.set_meta(
+            {"name": config.name, "config": str(config.path or ""), "seed": str(config.seed),
+             "transcripts": str(config.transcripts.resolve()), "until_decided": "1",
+             "max_games": str(budget), "evidence": "1" if config.evidence else "0"}
+        )  # fmt: skip
+        self.spent = self.db.total_cost()
+        report = RunReport(planned=budget)
+        models = sorted(m.name for m in config.models)
+        variants = sorted(v.name for v in config.variants)
+        begun = False
         try:
-            if todo:
-                await self.executor.start()
-                started = time.perf_counter()  # a cluster's start-up is reported apart, not as the games' time
-            await asyncio.gather(*(worker() for _ in range(workers)))
+            r = 0
+            while True:
+                r += 1
+                state = decide(Results.from_db(self.db), evidence=config.evidence, before=r, models=models, variants=variants)
+                report.decisions = state
+                if state.done:
+                    break
+                specs = build_round(config, r, state.needed_pairings(models))
+                todo = self.pending(specs)
+                report.skipped += len(specs) - len(todo)
+                finished = report.skipped + report.played
+                if finished + len(todo) > budget:
+                    report.budget_spent = True
+                    break
+                if not begun and todo:
+                    await self.executor.start()
+                    started, begun = time.perf_counter(), True
+                queue = deque(todo)
+                failed = len(report.failed)
+                await self.drain(queue, report, budget)
+                if queue or self.held or self.cap_reached or len(report.failed) > failed:
+                    report.not_started = len(queue) + self.held
+                    break
+            report.decisions = decide(Results.from_db(self.db), evidence=config.evidence, models=models, variants=variants)
         finally:
             await self.executor.aclose()
-        report.not_started = len(queue) + self.held
+        return self.finish(report, started)
+
+    def finish(self, report: RunReport, started: float) -> RunReport:
+        """The report's closing figures: endpoints down, the cap, the database's cost, the time."""
         report.held = self.held
         labels = {key: label for key, label in self.endpoints.values()}
         report.down = {labels.get(key, key): why for key, why in self.down.items()}
@@ -518,9 +587,9 @@ class GameSession:
             await close_clients()
 
     def _player(self, model: ModelEntry, seat: str, game: Game, seed: int, writer: TranscriptWriter) -> Any:
-        from arena.players.registry import make_player
+        from arena.players.registry import is_builtin, make_player
 
-        if model.spec in BUILTIN_KINDS:
+        if is_builtin(model.spec):
             return make_player(model.spec, seat, seed)
         options = game.options.model_dump(mode="json")
         settings = {**model.settings, **self.overrides}
@@ -552,7 +621,7 @@ class GameSession:
 
     def _resume(self, spec: GameSpec, path: Path) -> tuple[Resumption, BeliefProbe | None]:
         """The earlier try's game at ``path``, rebuilt (with its belief probe) and ready to go on."""
-        from arena.players.registry import make_player
+        from arena.players.registry import is_builtin, make_player
         from arena.run.resume import prepare_resume
 
         models = spec.assignment(spec.make_game())
@@ -561,7 +630,7 @@ class GameSession:
 
         def factory(kind: str, seat: str, seed: int, **extra: Any) -> Any:
             model = models[seat]
-            if model.spec in BUILTIN_KINDS:
+            if is_builtin(model.spec):
                 return make_player(model.spec, seat, seed)
             return make_player(model.spec, seat, seed, **extra, **{**model.settings, **self.overrides})
 

@@ -144,7 +144,7 @@ class Classic(Game):
             f"{self.accuser} accused {self.accused}. Vote yes to charge {self.accused}, no to clear."
             if vote == "charge"
             else f"{self.accused} is charged. Vote yes to execute {self.accused}, no to spare."
-        )
+        ) + " Everyone votes at the same time: nobody sees another vote before casting their own."
         return [
             self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote=vote, accused=self.accused)
             for n in self._voters()
@@ -225,7 +225,7 @@ class Classic(Game):
         speaker = self.floor_queue[0]
         return self.ask_to_speak(
             speaker,
-            f"{self.accused} handed you the floor during their last words. Speak once.",
+            f"{self.accused} handed you the floor during their defence. Speak once.",
             group="floor",
             accused=self.accused,
         )

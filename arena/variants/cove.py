@@ -418,7 +418,8 @@ class Cove(Game):
         legal = self.targets(exclude=forbidden)
         if legal:
             option = Option("speak", {"nominate": names_spec(legal, forbidden=forbidden)})
-            question = "Your speech. You must nominate one living player (not yourself, not today's immune player)."
+            immune = f"not {self.immune}, immune today" if self.immune is not None else "nobody is immune today"
+            question = f"Your speech. You must nominate one living player (not yourself; {immune})."
         else:
             option = Option("speak")
             question = "Your speech. Nobody can be nominated by you today, so your speech has no nomination."
@@ -450,7 +451,7 @@ class Cove(Game):
             "vote": f"Vote for one nominee ({names}) or abstain (null). The single highest count leaves the game.",
             "revote": f"Revote among the tied ({names}), or abstain (null). A tie of three or more again: nobody leaves.",
             "runoff_vote": f"Revote between {names}, or abstain (null). A tie goes to a vote on whether both leave.",
-        }[self.phase]
+        }[self.phase] + " Everyone votes at the same time: nobody sees another vote before casting their own."
         spec = names_spec(self.candidates, nullable=True)
         return [
             self.request(n, question, (Option("vote", {"target": spec}),), group="vote", default=ABSTAIN,
@@ -524,7 +525,8 @@ class Cove(Game):
         return [
             self.request(
                 n, f"The revote between {first} and {second} tied. Vote yes for both to leave the game, no for both "
-                "to stay; both leave with more than half of the living players voting yes.",
+                "to stay; both leave with more than half of the living players voting yes. Everyone votes at the "
+                "same time: nobody sees another vote before casting their own.",
                 VERDICT_ONLY, group="verdict", default=NO, vote="both_leave", candidates=list(self.candidates),
             )
             for n in self.alive
