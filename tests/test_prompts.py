@@ -469,3 +469,12 @@ def test_classic_cove_and_night_questions_say_the_game_at_hand(rendered):
         texts, _, _ = rendered[(variant, "tools")]
         nights = [t for t in texts if re.search(r"^Night \d+\. You are", t, re.M)]
         assert nights and all(re.search(r"^Mafia alive: \d+( to \d+)? \(\d+ dealt, ", t, re.M) for t in nights), variant
+
+
+def test_every_night_question_of_a_mafia_seat_names_its_partners(rendered):
+    """Issue 25: a mafia seat reads who its partners are at every night question, not only the first."""
+    for variant in ("classic", "cove", "village"):
+        texts, _, _ = rendered[(variant, "tools")]
+        mafia_nights = [t for t in texts if re.search(r"^Night \d+\. You are P\d+; your card: mafia\.", t, re.M)]
+        assert mafia_nights, variant
+        assert all(re.search(r"^Your partners: ", t, re.M) for t in mafia_nights), variant

@@ -24,7 +24,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
 from arena.engine.wording import public_mafia
-from arena.players.convention import team_note
+from arena.players.convention import team_note, team_of
 
 from .rulebook import payoffs
 
@@ -342,6 +342,7 @@ class Conversation:
             first_of_group=request.group not in self.groups_seen,
             short=self.short,
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
+            partners=night_partners(request, view.events, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text
@@ -367,3 +368,16 @@ class Conversation:
             call = m.get("call")
             parts.append(f"{m['role']}: " + (f"{call['name']}({call['arguments']})" if call else m["content"]))
         return "\n".join(parts)
+
+
+# the decision kinds the variants pose at night (their ``group``), whatever their phase is called
+NIGHT_GROUPS = frozenset({"night_kill", "mafia_channel", "check", "heal", "visit"})
+
+
+def night_partners(request: DecisionRequest, events: Sequence[Event], me: str) -> list[str] | None:
+    """A mafia seat's living partners, named in every night question (None: not a night question
+    of a seat on a team that has met)."""
+    team = team_of(events)
+    if request.group not in NIGHT_GROUPS or me not in team:
+        return None
+    return [name for name in team if name != me and name in request.alive]
