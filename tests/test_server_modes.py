@@ -18,7 +18,7 @@ from rich.console import Console
 
 from arena.cli import main
 from arena.cli.usage_table import print_usage, short_labels
-from arena.players.llm import make_llm_player
+from arena.players.llm import make_llm_player, modes
 from arena.players.llm.providers import error_body, refused, transport_error
 from arena.players.llm.usage import Usage
 from arena.run.transcript import read_transcript
@@ -55,6 +55,13 @@ class LlamaLikeServer(FakeModelServer):
         return super()._schema_answer(body, gen, fault)
 
 
+@pytest.fixture(autouse=True)
+def _forget_modes():
+    """The check's picks live for the process: none leaks into another test (ports are reused)."""
+    yield
+    modes._picked.clear()
+
+
 def play(tmp_path: Path, spec: str, *extra: str) -> int:
     config = tmp_path / "short.toml"
     config.write_text(SHORT)
@@ -79,6 +86,8 @@ def test_the_check_picks_json_object_on_a_llama_like_server(tmp_path, capsys):
     assert "using json_object with a schema (checked in" in line and out.count(server.openai_url + ":") == 1
     record = transcript(tmp_path)
     assert set(record.header["structured"].values()) == {"json_object"}
+    # a seat made later in the same process (a tournament's next game) plays in the mode picked
+    assert make_llm_player(f"openai:m@{server.openai_url}", "Zed").profile.mode == "json_object"
     assert record.summary["finished"] and "error" not in err
     assert record.summary["decisions"] > 10 and record.summary["forfeits"] == 0
 

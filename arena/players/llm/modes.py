@@ -49,7 +49,23 @@ WORDS = {
 PROBE_ATTEMPTS = 2
 #: output tokens for a probe answer: a duel action with a short speech fits; prose is cut off early
 #: (a model that ignores the mode writes up to the limit: 1,024 tokens took 25 s on two cores)
-PROBE_TOKENS = 256
+PROBE_TOKENS = 160
+#: the probe decision's speech limit: an action fits well within PROBE_TOKENS under a grammar
+PROBE_SPEECH = 100
+
+
+#: (endpoint, model) -> the mode the check picked, for the seats made after it in this process (a
+#: tournament checks one player per model, then makes each game's seats)
+_picked: dict[tuple[str, str], str] = {}
+
+
+def remember(profile: Profile, mode: str) -> None:
+    _picked[(profile.endpoint, profile.model)] = mode
+
+
+def picked(profile: Profile) -> str | None:
+    """The mode the check picked for this profile's server and model in this process, if any."""
+    return _picked.get((profile.endpoint, profile.model)) if profile.probed else None
 
 
 @dataclass(slots=True)
@@ -75,7 +91,7 @@ def probe_game(seat: str) -> tuple[Game, DecisionRequest]:
 
     duel = VARIANTS["duel"]
     other = "Bob" if seat != "Bob" else "Ann"
-    game = duel([seat, other], duel.Options(), 0)
+    game = duel([seat, other], duel.Options(max_speech_chars=PROBE_SPEECH), 0)
     request = next(r for r in game.pending() if r.player == seat)
     return game, request
 
@@ -136,7 +152,7 @@ async def choose_mode(player: Any) -> Probe:
     profile: Profile = player.profile
     started = time.perf_counter()
     found = Probe(endpoint_label(profile))
-    forced = profile.structured
+    forced = profile.structured if getattr(player, "forced", True) else None  # not a mode the check set
     for mode in (forced,) if forced else CANDIDATES:
         try:
             why = await try_mode(player, mode)

@@ -34,6 +34,7 @@ from arena.engine import ActionBase, DecisionRequest, View, dump_action
 from arena.players.base import Answer, GiveUp, Malformed
 from arena.players.redact import install_log_redaction, redact, register_key
 
+from .modes import picked
 from .profiles import Profile
 from .prompt import Conversation, make_env
 from .providers import Reply, backend_for, context_full, error_body, refused, retry_after, transport_error
@@ -185,6 +186,9 @@ class LLMPlayer:
         self.conversation = Conversation(name, variant, options, prompt_mode(profile.mode), make_env(), short=short)
         self.variant, self.options = variant, dict(options or {})
         self.forced = profile.structured is not None  # the spec or profile set the mode (not the check)
+        mode = picked(profile)
+        if mode is not None:  # the check already asked this server (a tournament's later games)
+            self.set_mode(mode)
         retries = self.options.get("retries", 2)
         self._tries_allowed = (retries if isinstance(retries, int) else 2) + 1  # the engine's tries per decision
         self._streak: tuple[str, int] = ("", 0)  # (format reason, decisions in a row lost for it)

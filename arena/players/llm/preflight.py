@@ -37,6 +37,7 @@ from typing import Any
 
 from arena.players.redact import redact
 
+from .modes import remember
 from .profiles import Profile
 from .providers import backend_for
 from .transport import endpoint_label
@@ -224,9 +225,11 @@ async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None)
     modes: dict[tuple[str, ...], list[str]] = {}  # (endpoint, model, key, mode set or "") -> seats
     for ident in idents:
         for seat in groups[ident]:
-            profile = players[seat].profile
+            player = players[seat]
+            profile = player.profile
             if profile.provider == "openai" and profile.base_url is not None:  # the official APIs: known modes
-                modes.setdefault((*ident, profile.structured or ""), []).append(seat)
+                forced = profile.structured if getattr(player, "forced", True) else None
+                modes.setdefault((*ident, forced or ""), []).append(seat)
     for group, seats in modes.items():  # one at a time: a server on a CPU answers one call at a time anyway
         subject = players[seats[0]]
         found = await _choose(subject)
@@ -238,6 +241,7 @@ async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None)
         elif found.mode is None:
             problems.append(Problem(seats, spec, f"no structured mode worked: {found.line()}"))
         elif not group[-1]:
+            remember(subject.profile, found.mode)
             for seat in seats:
                 players[seat].set_mode(found.mode)
     return problems
