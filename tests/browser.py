@@ -104,6 +104,18 @@ class Browser:
             raise RuntimeError(f"script error: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    #: DevTools key codes of the keys the tests press
+    KEYS = {"ArrowLeft": 37, "ArrowUp": 38, "ArrowRight": 39, "ArrowDown": 40, "Enter": 13, "Escape": 27}
+
+    def key(self, name: str) -> None:
+        """Press and release one key (``ArrowRight``, ``Enter``…) in the page, as a person would."""
+        code = self.KEYS[name]
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call(
+                "Input.dispatchKeyEvent", session=True, type=kind, key=name, code=name,
+                windowsVirtualKeyCode=code, nativeVirtualKeyCode=code,
+            )  # fmt: skip
+
     def screenshot(self, path: Path) -> None:
         data = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True)["data"]
         path.write_bytes(base64.b64decode(data))

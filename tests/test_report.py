@@ -256,7 +256,7 @@ def test_players_words_are_escaped(scripted: Path) -> None:
     html = render_game(read_transcript(scripted))
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in html
-    assert html.count("<script") == 3  # the seats list and what each seat knew (JSON), and the view script
+    assert html.count("<script") == 4  # the seats, what each seat knew, the moment panel's facts (JSON), the view script
 
 
 # ---- model usage ----------------------------------------------------------------------------------
@@ -388,6 +388,38 @@ def test_report_on_a_tournament_database(tournament: Path, tmp_path: Path, capsy
     assert (tournament.parent / "mini-report" / "index.html").exists()
 
 
+def test_report_finds_a_tournaments_transcripts_from_any_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The default layout (transcripts/NAME.sqlite, transcripts/NAME/), reported from one folder
+    up: the database keeps where the tournament wrote the transcripts; a database without that
+    record still finds them the old way (relative to where the tournament ran)."""
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "mini.toml").write_text('name = "mini"\nseed = 1\ngames = 2\n[models]\nbot = "bot"\nrnd = "random"\n'
+                                    '[[variants]]\nname = "duel"\noptions = { hands = 2 }\n')  # fmt: skip
+    cwd = Path.cwd()
+    try:
+        os.chdir(full)
+        assert main(["tournament", "mini.toml", "--quiet"]) == 0
+        os.chdir(tmp_path)
+        database = Path("full/transcripts/mini.sqlite")
+        assert main(["report", str(database), "-o", "board"]) == 0
+        assert capsys.readouterr().out.strip().endswith("(2 games)")
+        index = (tmp_path / "board" / "index.html").read_text(encoding="utf-8")
+        assert "not found" not in index and index.count('href="games/') == 2
+        with sqlite3.connect(database) as db:
+            assert db.execute("SELECT value FROM meta WHERE key = 'transcripts'").fetchone() == (
+                str(full / "transcripts" / "mini"),
+            )
+            db.execute("DELETE FROM meta WHERE key = 'transcripts'")  # a database written before the record
+        assert main(["report", str(database), "-o", "old"]) == 0
+        assert "2 without a page" in capsys.readouterr().out
+        os.chdir(full)
+        assert main(["report", "transcripts/mini.sqlite", "-o", "old"]) == 0
+        assert "without a page" not in capsys.readouterr().out
+    finally:
+        os.chdir(cwd)
+
+
 def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     assert main(list(args)) == 2, args
     err = capsys.readouterr().err
@@ -435,7 +467,11 @@ def test_show_tells_the_game_and_filters_by_seat(games: dict[str, Path], capsys:
     assert not any(f"[{n}]" in mine for n in roles if n != town), "another seat's private events"
     assert "[moderator]" not in mine and "members:" not in mine
     table = mine[mine.rindex("┏") :]
-    assert all(" mafia " not in line for line in table.splitlines() if any(m in line for m in mafia))
+    ended = transcript.events[-1]["type"] == "game_over" and transcript.events[-1].get("data", {}).get("roles")
+    if ended:  # the last line showed every card to every seat: the table says them too (issue 24.4)
+        assert all(" mafia " in line for line in table.splitlines() if any(f"│ {m} " in line for m in mafia))
+    else:
+        assert all(" mafia " not in line for line in table.splitlines() if any(m in line for m in mafia))
     assert "no seat named 'Nobody'" in _one_line_error(capsys, "show", str(path), "--as", "Nobody")
 
 

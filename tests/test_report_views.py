@@ -146,6 +146,7 @@ def _cards_table_shows_only_known_cards(page: str, events: list[Event], name: st
         shown = _text(cell).strip()
         teamed = any(e.type == "team" and e.visible_to(name) and {seat, name} <= set(e.data.get("members") or []) for e in events)
         revealed = any(e.type == "death" and e.to is None and e.data.get("player") == seat and e.data.get("role") for e in events)
+        revealed |= any(e.type == "game_over" and e.to is None and seat in (e.data.get("roles") or {}) for e in events)
         if seat == name or revealed:
             assert shown.startswith(roles[seat]), (key, name, seat, shown)
         elif teamed:

@@ -56,3 +56,16 @@ def test_sign_flip_ignores_differences_that_are_zero_but_for_rounding():
     d = np.array([1e-17, -2e-17, 0.0])
     assert sign_flip_p(d, seed=1) == 1.0
     assert sign_flip_p(np.array([1.0, 1e-17, 1.0, 1.0]), seed=1) == sign_flip_p(np.array([1.0, 1.0, 1.0]), seed=1)
+
+
+def test_ray_without_ray_refuses_before_writing_anything(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.toml").write_text(SMALL.format(games=6))
+    assert main(["tournament", "small.toml", "--ray", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == 'arena: error: --ray needs Ray: pip install -e ".[ray]"\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.toml"]  # no database, no transcript folder

@@ -269,7 +269,17 @@ def test_end_table_never_cuts_a_number_at_80_columns():
     assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
     for number in ("12,345", "123,456,789", "49%", "2,345,678", "98765.4", "1234.5678", "321", "323", "37,035", "370,370,367"):
         assert re.search(rf"(?<![\d,.]){re.escape(number)}(?![\d,.])", text), number
-    assert "forfeits" in text and "transport" in text
+    assert "forfeits" in text and "transport" in text and "no cost column" not in text
+
+
+def test_end_table_says_why_it_has_no_cost_column():
+    from types import SimpleNamespace
+
+    usage = Usage(model="m", calls=3, input_tokens=900, cached_tokens=0, output_tokens=30)
+    console = Console(file=io.StringIO(), width=120, record=True)
+    print_usage(console, {"Ann": SimpleNamespace(usage=usage, spec="openai:m")}, 1.0)
+    text = console.export_text()
+    assert "cost $" not in text and "no cost column: no model seat has prices" in text
 
 
 def tournament_config(tmp_path: Path, oa: str, top: str = "", options: str = "") -> Path:

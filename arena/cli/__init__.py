@@ -311,11 +311,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from arena.report.show import ShowError, show
-    from arena.run.transcript import TranscriptError, read_transcript
+    from arena.report.show import ShowError, load, show
+    from arena.run.transcript import TranscriptError
 
     try:
-        show(read_transcript(args.file), Console(), args.as_name)
+        show(load(Path(args.file)), Console(), args.as_name)
     except (TranscriptError, ShowError) as exc:
         raise CliError(str(exc)) from None
     return 0
@@ -367,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_scenario)
 
     p = sub.add_parser("replay", help="re-run a transcript from its recorded answers and compare")
-    p.add_argument("file", help="transcript (.jsonl)")
+    p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("bench", help="play many games in one process and print games per second")
@@ -379,11 +379,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("report", help="write a readable HTML report of a transcript, or of a folder of them")
-    p.add_argument("path", help="transcript (.jsonl), or a folder of transcripts (index page + one page per game)")
-    p.add_argument(
-        "-o", "--output", metavar="OUT", help="output file (default: the transcript's, .html) or folder (default: PATH/report)"
+    p = sub.add_parser(
+        "report", help="write a readable HTML report of a transcript, a folder of them or a tournament database (.sqlite)"
     )
+    p.add_argument(
+        "path",
+        help="transcript (.jsonl); a folder of transcripts (index page + one page per game); or a tournament "
+        "database (.sqlite: leaderboard, charts and a page per game)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="OUT",
+        help="output file (default: the transcript's, .html) or folder (default: PATH/report; a database: NAME-report beside it)",
+    )  # fmt: skip
     p.add_argument(
         "--as", dest="as_name", metavar="NAME",
         help="one seat's own page: built from what NAME saw alone, safe to send to that player (default FILE.NAME.html)",
@@ -391,9 +398,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("show", help="tell a transcript in the terminal, everything or as one player saw it")
-    p.add_argument("file", help="transcript (.jsonl)")
+    p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
     p.set_defaults(func=cmd_show)
+
+    from arena.cli.prompts import add_command as add_prompts
+
+    add_prompts(sub)
 
     from arena.tournament.cli import add_commands  # tournament, leaderboard, balance
 

@@ -151,6 +151,9 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
         console.print(table)
     for note in notes:
         console.print(Text(note), highlight=False)
+    if not priced:  # a missing column must not read as free calls
+        unpriced = "no cost column: no model seat has prices (price_input and price_output of a profile in configs/models.toml)"
+        console.print(Text(unpriced), highlight=False)
     text = f"game time {elapsed:.0f} s"
     if new_seconds:
         text += f"; local model: {new_tokens:,} new prompt tokens evaluated at {new_tokens / new_seconds:.0f} tok/s"

@@ -8,13 +8,16 @@ SVG built from the same numbers, so the page stays one file with nothing to fetc
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.report.export import write_table
 from arena.report.html import render_index, render_story
 from arena.report.story import Story, build_story
+from arena.report.usage import money
 from arena.run.transcript import TranscriptError, read_transcript
 
 TEAM_COLOURS = {"town": "#1f5fae", "mafia": "#b3261e", "maniac": "#7a3bb0", "draw": "#9aa0a6", "unfinished": "#d5d8dc"}
@@ -36,7 +39,11 @@ class SpecRecord:
     forfeits: int = 0
     rejections: int = 0
     cost: float = 0.0
+    unpriced: bool = False  # some of its calls have no known price
     by_team: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # team -> [wins, decided]
+
+    def cost_text(self) -> str:
+        return money(self.cost, self.unpriced) if self.cost or self.unpriced else ""
 
     @property
     def rate(self) -> float:
@@ -64,6 +71,7 @@ def collect(stories: list[Story]) -> dict[str, Any]:
             record.forfeits += int(seat.counts.get("forfeits") or 0)
             record.rejections += int(seat.counts.get("rejections") or 0)
             record.cost += seat.usage.cost
+            record.unpriced |= seat.usage.price_unknown
             if decided:
                 record.decided += 1
                 record.wins += bool(seat.won)
@@ -80,19 +88,31 @@ def collect(stories: list[Story]) -> dict[str, Any]:
         ]
         variants.append({"variant": variant, "games": total, "segments": segments})
     leaderboard = sorted(specs.values(), key=lambda r: (-r.rate, -r.decided, r.spec))
-    return {"variants": variants, "specs": leaderboard, "games": len(stories), "cost": sum(s.cost for s in stories)}
+    cost = sum(s.cost for s in stories)
+    unknown = any(s.price_unknown for s in stories)
+    return {
+        "variants": variants, "specs": leaderboard, "games": len(stories), "cost": cost,
+        "cost_text": money(cost, unknown) if cost or unknown else "",
+    }  # fmt: skip
 
 
-def story_page(path: Path, index_link: str | None = None, beliefs: list[dict[str, Any]] | None = None) -> tuple[Story, str] | str:
+def story_page(
+    path: Path,
+    index_link: str | None = None,
+    transcript_link: str = "",
+    beliefs: list[dict[str, Any]] | None = None,
+    tournament: dict[str, Any] | None = None,
+) -> tuple[Story, str] | str:
     """A transcript's story and page, or one line saying why it has none.
 
     A folder or a tournament holds games of every kind, some cut off or written by an older
     version; one that cannot be read or drawn must cost its own page only, never the others.
-    ``beliefs`` (a tournament's belief answers for this game) add the beliefs heatmap.
+    ``beliefs`` (a tournament's belief answers for this game) add the beliefs heatmap; ``tournament``
+    (the database's pairing, sides and entrants) names the entrants of a transcript too old to.
     """
     try:
-        story = build_story(read_transcript(path), beliefs=beliefs)
-        return story, render_story(story, source=path.name, index_link=index_link)
+        story = build_story(read_transcript(path), beliefs=beliefs, tournament=tournament)
+        return story, render_story(story, source=path.name, index_link=index_link, transcript_link=transcript_link)
     except TranscriptError as exc:
         return str(exc)
     except Exception as exc:  # a transcript this version cannot draw: name it, keep going
@@ -117,7 +137,7 @@ def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for path in paths:
-        made = story_page(path, index_link="../index.html")
+        made = story_page(path, index_link="../index.html", transcript_link=os.path.relpath(path, games_dir))
         if isinstance(made, str):
             skipped.append(made)
             continue
@@ -129,14 +149,28 @@ def report_folder(folder: Path, out: Path) -> tuple[Path, int, list[str]]:
         rows.append({
             "link": f"games/{name}", "file": path.relative_to(folder).as_posix(), "variant": story.variant,
             "seed": story.seed, "started": story.header.get("started", ""), "result": story.result,
+            "winner": story.winning_players(),
             "players": ", ".join(f"{n}× {spec}" if n > 1 else spec for spec, n in specs.items()),
+            "models": "|".join(specs), "transcript": os.path.relpath(path, out),
             "length": (story.summary or {}).get("days"), "mckay": story.mckay,
             "forfeits": sum(int(s.counts.get("forfeits") or 0) for s in story.seats),
             "rejections": sum(int(s.counts.get("rejections") or 0) for s in story.seats),
-            "cost": story.cost, "calls": story.calls,
+            "cost": story.cost, "calls": story.calls, "cost_text": story.cost_text() if story.calls else "",
         })  # fmt: skip
     if not stories:
         raise ReportError(f"{folder}: no readable transcript ({skipped[0]})")
     index = out / "index.html"
-    index.write_text(render_index(f"Games in {folder.name or folder}", rows, collect(stories), skipped), encoding="utf-8")
+    stats = collect(stories)
+    columns = ["game", "variant", "seed", "players", "winner", "result", "length", "forfeits", "rejected", "cost", "calls"]
+    stats["exports"] = {
+        "games": write_table(out, "games", columns, [
+            [r["file"], r["variant"], r["seed"], r["players"], r["winner"], r["result"], r["length"], r["forfeits"],
+             r["rejections"], r["cost"], r["calls"]]
+            for r in rows
+        ]),
+        "players": write_table(out, "players", ["spec", "seats", "wins", "decided", "win rate", "forfeits", "rejected", "cost"], [
+            [r.spec, r.seats, r.wins, r.decided, round(r.rate, 4), r.forfeits, r.rejections, r.cost] for r in stats["specs"]
+        ]),
+    }  # fmt: skip
+    index.write_text(render_index(f"Games in {folder.name or folder}", rows, stats, skipped), encoding="utf-8")
     return index, len(stories), skipped

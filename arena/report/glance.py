@@ -47,6 +47,28 @@ class Glance:
             groups.setdefault(vote["kind"], []).append(vote)
         return list(groups.items())
 
+    def steps(self) -> list[dict[str, Any]]:
+        """Trials and votes in the order they came, each trial with the votes that decided it.
+
+        One step per court entry (a trial, a runoff, a lot) holding the votes after it, so that
+        "Kim on trial" and "guilty: Kim 7–2" read together; votes before any court entry (a
+        nominees vote) make steps of their own, grouped by kind.
+        """
+        timeline = sorted([(seq, 0, (to, text)) for seq, to, text in self.court] + [(v["seq"], 1, v) for v in self.votes])
+        out: list[dict[str, Any]] = []
+        for _, kind, entry in timeline:
+            if kind == 0:
+                out.append({"court": entry, "votes": []})
+                continue
+            if not out:
+                out.append({"court": None, "votes": []})
+            groups = out[-1]["votes"]
+            if groups and groups[-1][0] == entry["kind"]:
+                groups[-1][1].append(entry)
+            else:
+                groups.append((entry["kind"], [entry]))
+        return out
+
     def empty(self) -> bool:
         return not (self.accused or self.court or self.votes or self.deaths or self.checks or self.notes or self.claims)
 

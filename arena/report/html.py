@@ -13,6 +13,7 @@ from typing import Any
 import jinja2
 
 import arena
+from arena.report.charts import game_charts
 from arena.report.story import Story, build_story
 from arena.report.words import BONUS_MEANING
 from arena.run.transcript import Transcript
@@ -38,7 +39,7 @@ def _title(variant: str) -> str:
     return cls.title if cls is not None and cls.title else variant
 
 
-def render_story(story: Story, *, source: str = "", index_link: str = "") -> str:
+def render_story(story: Story, *, source: str = "", index_link: str = "", transcript_link: str = "") -> str:
     """The game page for an already built story."""
     return (
         environment()
@@ -48,15 +49,18 @@ def render_story(story: Story, *, source: str = "", index_link: str = "") -> str
             title=_title(story.variant),
             source=source,
             index_link=index_link,
+            transcript_link=transcript_link if story.viewer is None else "",  # a seat's page links nothing it may not read
             version=arena.__version__,
             bonus=BONUS_MEANING.get(story.variant, "") if story.mckay else "",
+            charts=game_charts(story),
         )
     )
 
 
-def render_game(transcript: Transcript, *, index_link: str = "", viewer: str | None = None) -> str:
+def render_game(transcript: Transcript, *, index_link: str = "", viewer: str | None = None, transcript_link: str = "") -> str:
     """The game page of one transcript: every view (for review), or with ``viewer`` that seat's own page."""
-    return render_story(build_story(transcript, viewer), source=transcript.path.name, index_link=index_link)
+    story = build_story(transcript, viewer)
+    return render_story(story, source=transcript.path.name, index_link=index_link, transcript_link=transcript_link)
 
 
 def render_index(title: str, games: list[dict[str, Any]], stats: dict[str, Any], skipped: list[str]) -> str:

@@ -12,6 +12,7 @@ and a seats table with only the cards NAME knew.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -27,7 +28,24 @@ from arena.run.transcript import Transcript
 
 
 class ShowError(ValueError):
-    """A viewer name that is not a seat (one line)."""
+    """A viewer name that is not a seat, or a path that is not one transcript (one line)."""
+
+
+def load(path: Path) -> Transcript:
+    """The transcript at ``path``; a folder or a tournament database is one line saying what to run instead."""
+    from arena.report import _is_sqlite
+    from arena.run.transcript import read_transcript
+
+    if path.is_dir():
+        found = sorted(path.rglob("*.jsonl"))
+        pick = f"pick one of its {len(found)} transcripts (e.g. {found[0]})" if found else "it holds no transcript (*.jsonl)"
+        raise ShowError(f"{path} is a folder: arena show tells one game; {pick}, or write an index with: arena report {path}")
+    if _is_sqlite(path):
+        raise ShowError(
+            f"{path} is a tournament database: arena show tells one game (a .jsonl transcript); "
+            f"for the tournament: arena leaderboard {path}, or arena report {path}"
+        )
+    return read_transcript(path)
 
 
 def _placed(story: Story) -> tuple[dict[int, Answer], dict[int, Item]]:
@@ -76,7 +94,7 @@ def _answer_line(event: Event) -> str | None:
             return None
         line = said
     elif event.type == "forfeit":
-        line = f"forfeits ({data.get('why')}): {said}"
+        line = f"forfeits ({data.get('why')}); the default is played: {said}"
     else:
         tried = f"“{said}”" if action is not None else f"raw {data.get('raw')!r}"
         line = f"rejected {tried}: {data.get('reason')}"
@@ -195,7 +213,7 @@ def _seats_table(console: Console, story: Story, viewer: str | None) -> None:
                 str(u.calls) if u else "",
                 f"{u.input_tokens:,}" if u.input_tokens else "",
                 f"{u.output_tokens:,}" if u.output_tokens else "",
-                f"${u.cost:.4f}" if u.cost else "",
+                u.cost_text(),
             ]
         table.add_row(*row)
     console.print(table)

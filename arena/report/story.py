@@ -29,7 +29,8 @@ from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
 from arena.engine.wording import private_line as console_private_line
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
 from arena.report.knowledge import ROLE_FAMILIES, Knowledge, Statement, Verdict, composition, group_views, same_role
-from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision
+from arena.report.moment import moment_facts
+from arena.report.usage import Call, SeatUsage, Usage, calls_by_decision, money
 from arena.report.words import HAND_ENDS, action_words, claim_words, names, slot_words, thought
 from arena.run.outcome import Fate, fates, result_text
 from arena.run.transcript import Transcript
@@ -138,6 +139,11 @@ def audience_label(audience: str) -> str:
     return {"player": f"{name} only", "team": f"{name} team"}.get(kind, audience)
 
 
+def _usages(item: Item) -> list[Usage]:
+    answers = [item.answer, *(row.get("answer") for row in item.rows)]
+    return [a.usage for a in answers if a is not None and a.usage is not None]
+
+
 def _to(event: Event) -> list[str] | None:
     return None if event.to is None else sorted(event.to)
 
@@ -235,6 +241,7 @@ class Seat:
     won: bool | None = None
     counts: dict[str, int] = field(default_factory=dict)
     usage: SeatUsage = field(default_factory=SeatUsage)
+    entrant: str = ""  # a tournament's entrant (model or person) in this seat; "" outside a tournament
 
 
 @dataclass(slots=True)
@@ -257,6 +264,36 @@ class Story:
     known: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)  # seat -> sides learned (colours)
     beliefs: list[dict[str, Any]] = field(default_factory=list)  # per answering seat: a days × players grid
     teams: list[str] = field(default_factory=list)  # the variant's sides, for the legend
+    tournament: dict[str, Any] = field(default_factory=dict)  # key, round, pairing, sides (side -> entrant)
+    facts: list[dict[str, Any]] = field(default_factory=list)  # the moment panel's facts (arena.report.moment)
+
+    @property
+    def price_unknown(self) -> bool:
+        """Some model call of this game has no known price (its cost is a lower bound, or nothing)."""
+        return any(s.usage.price_unknown for s in self.seats) or any(
+            u.price_unknown for section in self.sections for item in section.items for u in _usages(item)
+        )
+
+    def cost_text(self) -> str:
+        return money(self.cost, self.price_unknown)
+
+    def player_of(self, seat: Seat) -> str:
+        """Who played a seat: its tournament entrant where there is one, else its seat spec."""
+        return seat.entrant or seat.spec
+
+    def winning_players(self) -> str:
+        """Who won, by player rather than seat: "bot2" (the entrant or spec of every winning seat), "" if nobody."""
+        won = list(dict.fromkeys(self.player_of(s) for s in self.seats if s.won and self.player_of(s) != "?"))
+        return ", ".join(won)
+
+    def pairing_line(self) -> str:
+        """A tournament game's pairing and sides: "bot (mafia) vs bot2 (town), round 2" ("" outside one)."""
+        sides = _plain(self.tournament.get("sides"))
+        if not sides:
+            return str(self.tournament.get("pairing") or "")
+        order = sorted(sides.items(), key=lambda kv: ({"mafia": 0, "A": 0, "town": 1, "B": 1}.get(kv[0], 2), kv[0]))
+        line = " vs ".join(f"{who} ({side if side not in ('A', 'B') else 'side ' + side})" for side, who in order)
+        return line + (f", round {self.tournament['round']}" if self.tournament.get("round") is not None else "")
 
     def visible_seqs(self, name: str) -> set[int]:
         """The engine's rule, for tests and counts: the events ``name`` saw."""
@@ -274,7 +311,11 @@ class Story:
     @property
     def strip(self) -> list[tuple[Section, Glance]]:
         """The game at a glance: one row per day and night that has something to show."""
-        return [(s, s.glance) for s in self.sections if s.glance is not None and not s.glance.empty()]
+        return [
+            (s, s.glance)
+            for s in self.sections
+            if s.glance is not None and (not s.glance.empty() or s.glance.kind == "night")  # a quiet night is news too
+        ]
 
     def seat_teams(self) -> dict[str, str]:
         """seat -> side, as this story knows it (the truth; in a seat's own page, what that seat knew)."""
@@ -292,6 +333,10 @@ def seat_transcript(transcript: Transcript, name: str) -> Transcript:
     (cards, causes of death, other seats' counts): what is left is safe to hand to that player.
     """
     header = {k: v for k, v in transcript.header.items() if k != "seed"}
+    if "tournament" in header:  # which entrant sat where tells the sides: the seat keeps its own entrant only
+        mine = _plain(_plain(header["tournament"]).get("entrants")).get(name)
+        header["tournament"] = {"pairing": _plain(header["tournament"]).get("pairing"), "entrants": {name: mine} if mine else {}}
+        header["players"] = {name: _plain(header.get("players")).get(name, "?")}
     events = [raw for raw in transcript.events if raw.get("to") is None or name in raw.get("to")]
     calls = [c for c in transcript.calls if c.get("player") == name]
     summary = None
@@ -623,9 +668,9 @@ class _Builder:
         for d in data.get("deaths") or []:
             by = names(d.get("by")) if d.get("by") else "somebody"
             if d.get("cause") == "vote":  # trio, round 1: two kill cards on one player
-                deaths.append(f"{by} put their kill cards on {d.get('player')}")
+                deaths.append(f"{d.get('player')} died: {by} put their kill cards on {d.get('player')}")
             else:
-                deaths.append(f"{by} killed {d.get('player')}")
+                deaths.append(f"{d.get('player')} died: killed by {by}")
         cards = [(n, str(c), self.team_of.get(str(c), "")) for n, c in _plain(data.get("roles")).items()]
         shown = {**data, "cards": cards, "death_words": deaths}  # the event's own data stays as recorded
         self.add(Item("hand_over", event.seq, text=f"Hand {data.get('number')} over, ended by {end}", data=shown))
@@ -778,13 +823,25 @@ def _result(builder: _Builder, summary: dict[str, Any] | None) -> str:
     return result_text(summary.get("winner"), str(summary.get("reason")), team_of=builder.team_of)
 
 
-def build_story(transcript: Transcript, viewer: str | None = None, beliefs: list[dict[str, Any]] | None = None) -> Story:
+def build_story(
+    transcript: Transcript,
+    viewer: str | None = None,
+    beliefs: list[dict[str, Any]] | None = None,
+    tournament: dict[str, Any] | None = None,
+) -> Story:
     """Read a transcript into a :class:`Story` (no I/O).
 
     With ``viewer``, the story of that seat's own page: built from :func:`seat_transcript`, so it
     holds that seat's events and nothing else. ``beliefs`` (from a tournament database: seat,
-    day, target, p, truth) add each seat's stated P(mafia) of the others.
+    day, target, p, truth) add each seat's stated P(mafia) of the others. ``tournament`` (from the
+    database: pairing, round, sides, entrants) stands in for the header of a transcript written
+    before tournaments recorded their entrants; the transcript's own header wins.
     """
+    if tournament and "tournament" not in transcript.header:
+        transcript = Transcript(
+            transcript.path, {**transcript.header, "tournament": tournament}, transcript.events, transcript.summary,
+            transcript.calls,
+        )  # fmt: skip
     if viewer is not None:
         transcript = seat_transcript(transcript, viewer)
     builder = _Builder(transcript, viewer)
@@ -807,12 +864,14 @@ def build_story(transcript: Transcript, viewer: str | None = None, beliefs: list
         seats=seats, sections=sections, result=_result(builder, summary), mckay=mckay, calls=calls, cost=total,
         winner=None if over is None else str(winner or "draw"), viewer=viewer,
         known={n: k.facts for n, k in builder.knowledge.items()}, beliefs=grids, teams=teams,
+        tournament=_plain(header.get("tournament")), facts=moment_facts(events, builder.seats, mckay),
     )  # fmt: skip
 
 
 def _seats(builder: _Builder, summary: dict[str, Any] | None) -> list[Seat]:
     events, transcript, mckay, viewer = builder.events, builder.transcript, builder.mckay, builder.viewer
     specs = _plain(transcript.header.get("players"))
+    entrants = _plain(_plain(transcript.header.get("tournament")).get("entrants"))
     first_role: dict[str, tuple[str, str]] = {}
     for e in events:
         if e.type == "role":
@@ -833,13 +892,17 @@ def _seats(builder: _Builder, summary: dict[str, Any] | None) -> list[Seat]:
     counted = Counter(e.actor for e in events if e.type == "forfeit")
     rejected = Counter(e.actor for e in events if e.type == "rejected")
     mine = builder.knowledge.get(viewer) if viewer is not None else None
+    shown = _plain(over.data.get("roles")) if over is not None and over.to is None else {}  # the cards the end showed all
     out = []
     for name in builder.seats:
         role, team = first_role.get(name, ("", ""))
         if mine is not None and name != viewer:  # a seat's own page: the cards it knew, nothing more
             known, side = mine.side_of(name), mine.sides.get(name)
             role, team = (known[0] if known else ""), (side[0] if side else "")
-        seat = Seat(name, str(specs.get(name, "?")), role, team)
+            if name in shown:  # its own last line lists every card: the table says them too
+                role = str(shown[name])
+                team = builder.team_of.get(role, team) or team
+        seat = Seat(name, str(specs.get(name, "?")), role, team, entrant=str(entrants.get(name) or ""))
         if mckay:
             seat.score = scores.get(name)
             seat.won = None if winner is None else winner == name
@@ -857,6 +920,6 @@ def _seats(builder: _Builder, summary: dict[str, Any] | None) -> list[Seat]:
             "forfeits": counted[name],
             "rejections": rejected[name],
         }
-        seat.usage = SeatUsage.of(usage.get(name), decisions[name])
+        seat.usage = SeatUsage.of(usage.get(name), decisions[name], seat.spec)
         out.append(seat)
     return out

@@ -11,20 +11,29 @@ from the transcript the database points at.
 from __future__ import annotations
 
 import base64
+import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import arena
+from arena.report.charts import tournament_charts
+from arena.report.export import games_filter, write_table, write_tables
 from arena.report.folder import ReportError, story_page
 from arena.report.html import environment
+from arena.report.pairs import pair_key
+from arena.report.usage import money, price_unknown
 from arena.run.outcome import result_text
 
 
-def _transcript(recorded: str, database: Path) -> Path | None:
-    """The transcript file of a game: as recorded (relative to where the tournament ran), or beside the database."""
+def _transcript(recorded: str, database: Path, folder: str | None = None) -> Path | None:
+    """The transcript file of a game: in the folder the tournament wrote it to (``folder``, an
+    absolute path the database keeps), else as recorded (relative to where the tournament ran),
+    else beside the database (a database and its transcripts moved together)."""
     path = Path(recorded)
-    candidates = [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
+    candidates = [Path(folder) / path.name] if folder else []
+    candidates += [path] if path.is_absolute() else [path, database.parent / path, database.parent / path.name]
     return next((p for p in candidates if p.is_file()), None)
 
 
@@ -42,6 +51,56 @@ def _beliefs(db: Any) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def _winners(players: list[dict[str, Any]]) -> dict[str, str]:
+    """game -> the model(s) that won it ("bot2"; "" for a draw): the seats that scored a full win."""
+    out: dict[str, list[str]] = {}
+    for p in players:
+        names = out.setdefault(p["game"], [])
+        if float(p["result"] or 0) >= 1.0 and p["model"] not in names:
+            names.append(p["model"])
+    return {game: ", ".join(names) for game, names in out.items()}
+
+
+def write_pairs(out: Path, rows: list[dict[str, Any]], stories: dict[str, Any]) -> dict[str, str]:
+    """``out/pairs/<pair>.html`` for every mirrored pair with both pages; returns pair key -> link from the index."""
+    from arena.report.pairs import divergence, pairs_of
+
+    links: dict[str, str] = {}
+    folder = out / "pairs"
+    for key, (a, b) in pairs_of(rows).items():
+        if str(a["key"]) not in stories or str(b["key"]) not in stories:
+            continue
+        sa, sb = stories[str(a["key"])], stories[str(b["key"])]
+        shown = [
+            {
+                "key": g["key"],
+                "link": f"../{g['link']}",
+                "sides": s.pairing_line(),
+                "won_by": g.get("won_by", ""),
+                "result": g["result"],
+            }
+            for g, s in ((a, sa), (b, sb))
+        ]
+        html = (
+            environment()
+            .get_template("pair.html.j2")
+            .render(
+                title=f"Pair {key}", seed=a["seed"], games=shown, d=divergence(sa.events, sb.events), version=arena.__version__
+            )
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        name = _page_name(key)
+        (folder / name).write_text(html, encoding="utf-8")
+        links[key] = f"pairs/{name}"
+    return links
+
+
+def _variant_of(title: str, variants: set[str]) -> str | None:
+    """The variant a leaderboard table is about, from its title ("classic, mafia side"), or None for all."""
+    head = re.split(r"[,:( ]", title.removeprefix("Skill model, "), maxsplit=1)[0]
+    return head if head in variants else None
+
+
 def _page_name(key: str) -> str:
     return "".join(c if c.isalnum() or c in "-_~." else "_" for c in key) + ".html"
 
@@ -52,10 +111,12 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     Returns the index, the number of games and one line per game whose page could not be made.
     """
     from arena.tournament.db import Database, DatabaseError
+    from arena.tournament.inference import ALL_VARIANTS
     from arena.tournament.leaderboard import (
         build_report,
         comparison_sections,
         difference_lines,
+        groups,
         ratings_table,
         skill_tables,
     )
@@ -81,32 +142,88 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
             for png in plot(board, Path(tmp))
         ]
     models_of: dict[str, dict[str, str]] = {}
+    sides_of: dict[str, dict[str, str]] = {}
     for p in players:
         models_of.setdefault(p["game"], {})[p["seat"]] = p["model"]
+        sides_of.setdefault(p["game"], {}).setdefault(str(p["side"]), p["model"])
+    won_by = _winners(players)
+    tokens = {(p["game"], p["seat"]): int(p["input_tokens"] or 0) + int(p["output_tokens"] or 0) for p in players}
+    unpriced = {p["game"] for p in players if price_unknown(p["spec"], tokens[(p["game"], p["seat"])], p["cost"])}
     rows: list[dict[str, Any]] = []
     missing: list[str] = []
+    stories: dict[str, Any] = {}
     for game in games:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
         row["result"] = result_text(row.get("winner"), str(row.get("reason") or ""))  # in words, never the code
-        source = _transcript(str(game["transcript"]), path)
+        row["won_by"] = won_by.get(game["key"], "")
+        unknown = game["key"] in unpriced
+        row["cost_text"] = money(float(row.get("cost") or 0), unknown) if row.get("cost") or unknown else ""
+        source = _transcript(str(game["transcript"]), path, meta.get("transcripts"))
         row["link"] = ""
         if source is None:
             missing.append(f"{game['key']}: transcript {game['transcript']} not found")
         else:
-            made = story_page(source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])))
+            known = {
+                "key": game["key"], "round": game["round"], "pairing": game["pairing"],
+                "entrants": models_of.get(game["key"], {}), "sides": sides_of.get(game["key"], {}),
+            }  # fmt: skip
+            made = story_page(
+                source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])), tournament=known,
+                transcript_link=os.path.relpath(source.resolve(), games_dir.resolve()),
+            )  # fmt: skip
+            row["transcript_link"] = os.path.relpath(source.resolve(), out.resolve())
             if isinstance(made, str):
                 missing.append(f"{game['key']}: {made}")
             else:
+                stories[str(game["key"])] = made[0]
                 name = _page_name(str(game["key"]))
                 (games_dir / name).write_text(made[1], encoding="utf-8")
+                row["result"] = made[0].result  # the page's own words for the ending, with its counts
                 row["link"] = f"games/{name}"
         rows.append(row)
+    pair_links = write_pairs(out, rows, stories)
+    for row in rows:
+        row["pair"] = pair_links.get(pair_key(str(row["key"])), "")
     index = out / "index.html"
+    charts = tournament_charts(players, games)
+    variants = {str(g["variant"]) for g in games}
+    skills = [
+        (title, header, body, [games_filter(model=r[0], variant=_variant_of(title, variants)) for r in body])
+        for title, header, body in skill_tables(board)
+    ]
+    comparisons = []
+    for (title, header, body, line), (pairing, variant, _) in zip(comparison_sections(board), groups(board), strict=True):
+        pair = "~".join(sorted(p.strip() for p in pairing.split(" − ")))
+        shown_variant = None if variant == ALL_VARIANTS else variant
+        link = games_filter(pairing=pair, variant=shown_variant)
+        pairs = [
+            (r["key"].rsplit("/", 1)[0], r["pair"])
+            for r in rows
+            if r.get("pair") and r["pairing"] == pair and (shown_variant is None or r["variant"] == shown_variant)
+        ]
+        comparisons.append((title, header, body, line, link, list(dict.fromkeys(pairs))))
+    metrics = [
+        (title, header, body, [games_filter(model=r[0], variant=_variant_of(title, variants)) for r in body])
+        for title, header, body in [*board.tables, ratings_table(board)]
+    ]
+    columns = ["game", "variant", "players", "round", "seed", "pairing", "side A", "side B", "winner", "result", "length", "cost"]
+    exports = {
+        "games": write_table(out, "games", columns, [
+            [r["key"], r["variant"], r["players"], r["round"], r["seed"], r["pairing"], r["first"], r["second"],
+             r.get("won_by", ""), r["result"] if r.get("winner") is not None else "", r.get("days"), r.get("cost")]
+            for r in rows
+        ]),
+        "leaderboard": write_tables(out, "leaderboard", [
+            *[(t, h, b) for t, h, b, _ in skills], *[(t, h, b) for t, h, b, *_ in comparisons],
+            *[(t, h, b) for t, h, b, _ in metrics],
+        ]),
+    }  # fmt: skip
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
-        skills=skill_tables(board), differences=difference_lines(board), comparisons=comparison_sections(board),
-        ratings=ratings_table(board),
+        skills=skills, differences=difference_lines(board), comparisons=comparisons, metrics=metrics, charts=charts,
+        exports=exports, models=sorted({str(p["model"]) for p in players}), variants=sorted(variants),
+        pairings=sorted({str(g["pairing"]) for g in games}),
         games=rows, failed=failed, missing=missing, version=arena.__version__,
     )  # fmt: skip
     index.write_text(html, encoding="utf-8")

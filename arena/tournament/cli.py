@@ -24,11 +24,16 @@ def _cli_error(message: str) -> Exception:
 def cmd_tournament(args: argparse.Namespace) -> int:
     from .config import load_tournament
     from .db import DatabaseError
-    from .distributed import ClusterError, RayExecutor
+    from .distributed import ClusterError, RayExecutor, require_ray
     from .progress import RunProgress
     from .runner import EndpointCheckError, run_tournament
 
     config = load_tournament(args.config)
+    if args.ray is not None:
+        try:
+            require_ray()  # before the database or a transcript folder exists
+        except ClusterError as exc:
+            raise _cli_error(str(exc)) from None
     if args.db:
         config.database = Path(args.db)
     if args.transcripts:

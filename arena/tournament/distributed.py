@@ -103,6 +103,12 @@ def _unreachable(host: str, port: int) -> str | None:
         return exc.strerror or str(exc)
 
 
+def require_ray() -> None:
+    """A one-line :class:`ClusterError` when Ray is not installed (checked before any file is written)."""
+    if importlib.util.find_spec("ray") is None:
+        raise ClusterError('--ray needs Ray: pip install -e ".[ray]"')
+
+
 @dataclass(slots=True)
 class Cluster:
     """A connection to Ray: started here (a local instance), joined, or the caller's own."""
@@ -117,8 +123,7 @@ class Cluster:
     @classmethod
     def connect(cls, address: str | None = None, *, num_cpus: int | None = None) -> Cluster:
         """Start or join Ray (see the module docstring); a Ray already initialised here is used as it is."""
-        if importlib.util.find_spec("ray") is None:
-            raise ClusterError('--ray needs Ray: pip install -e ".[ray]"')
+        require_ray()
         address = address or LOCAL
         started = time.perf_counter()
         import ray

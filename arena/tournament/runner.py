@@ -220,6 +220,20 @@ def transcript_path(directory: Path, key: str) -> Path:
     return path
 
 
+def tournament_header(spec: GameSpec, game: Game, models: dict[str, ModelEntry]) -> dict[str, Any]:
+    """What a tournament's transcript says about its game: the entrant in each seat, who had which side.
+
+    Seat specs alone cannot tell two entrants of one spec apart (``bot`` and ``bot2 = "bot"``); the
+    report names each seat's entrant from here.
+    """
+    sides = spec.sides(game)
+    return {
+        "key": spec.key, "round": spec.round, "pairing": spec.pairing,
+        "entrants": {seat: models[seat].name for seat in game.seats},
+        "sides": {side: models[seat].name for seat, side in sides.items()},
+    }  # fmt: skip
+
+
 def game_record(
     spec: GameSpec,
     game: Game,
@@ -361,7 +375,10 @@ class Runner:
         design = build_design(config)
         todo = self.pending(design)
         report = RunReport(planned=len(design), skipped=len(design) - len(todo))
-        self.db.set_meta({"name": config.name, "config": str(config.path or ""), "seed": str(config.seed)})
+        self.db.set_meta({
+            "name": config.name, "config": str(config.path or ""), "seed": str(config.seed),
+            "transcripts": str(config.transcripts.resolve()),  # where the games are, from any folder (arena report)
+        })  # fmt: skip
         self.spent = self.db.total_cost()
         queue = deque(todo)
         total = len(design)
@@ -503,7 +520,7 @@ class GameSession:
         models = spec.assignment(game)
         seat_specs = {seat: models[seat].spec for seat in game.seats}
         try:
-            writer = TranscriptWriter(path, game, seat_specs)
+            writer = TranscriptWriter(path, game, seat_specs, extra={"tournament": tournament_header(spec, game, models)})
         except OSError as exc:
             return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
         begun = writer.started.isoformat(timespec="seconds")

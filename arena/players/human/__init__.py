@@ -539,7 +539,7 @@ class HumanPlayer:
             question = question.split(". ", 2)[-1]  # "Hand 1 of 10, beat 3 of 12. " is the beat's line
         first_beat = not beat or request.clock is None or request.clock.left == request.clock.total
         if panel and (first_beat or self._last_question is None):
-            self._print(status_panel(request, self.know))
+            self._out(status_panel(request, self.know))  # a box is drawn to the width: never soft-wrapped (cut)
         if not beat or first_beat or question != self._last_question or not panel:
             self._print(Text(question, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):

@@ -113,7 +113,10 @@ def _input(prompt: str) -> str:
     result with an exception set)`` with that exception as its cause: the cause is what happened.
     """
     try:
-        return input(prompt)
+        line = input(prompt)
+        if not sys.stdin.isatty():  # answers from a file or a pipe: the screen reads as at a terminal
+            print(line, flush=True)
+        return line
     except SystemError as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt | _Withdrawn):
             raise exc.__cause__ from None

@@ -55,6 +55,7 @@ from .usage import Usage
 
 log = logging.getLogger("arena.players.llm")
 Recorder = Callable[[dict[str, Any]], None]
+SENT_APART = frozenset(("system", "messages"))  # a call record holds these in its prompt, not its params
 
 # Per event loop: one client and one semaphore per provider endpoint (clients and semaphores are
 # bound to the loop they were made on; tests and `arena bench` run several loops in one process).
@@ -309,7 +310,11 @@ class LLMPlayer:
             self._fixed = (wide, KindSchemas(wide.json_schema(), strict))
         return self._fixed[1].now(list(request.kinds)), wide.parse
 
-    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
+    def prepare(
+        self, request: DecisionRequest, view: View, feedback: str | None
+    ) -> tuple[dict[str, Any], dict[str, Any], KindSchemas, Callable[[Any], ActionBase]]:
+        """Everything short of sending: the user turn appended, the provider's request (``kwargs``)
+        and the call's record. ``arena prompts`` calls it to show what a model would be sent."""
         conv = self.conversation
         schemas, parse = self._schemas(request)
         mode = self.profile.mode
@@ -345,9 +350,17 @@ class LLMPlayer:
                 "schema_unchanged": structured_text == self._last_structured,
             },
             "schema": None if structured_text == self._last_structured else (structured or {"json_text": schemas.union()}),
+            # the rest of the request (model, token limit, tool choice, …): with the prompt and the
+            # schema it rebuilds what the provider received (arena.players.llm.sent)
+            "params": {k: v for k, v in kwargs.items() if k not in SENT_APART and (k not in structured or k == "tool_choice")},
         }
         self._tries[request.id] = record["try"]
         self._last_prompt, self._last_structured = prompt, structured_text
+        return kwargs, record, schemas, parse
+
+    async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
+        kwargs, record, schemas, parse = self.prepare(request, view, feedback)
+        conv = self.conversation
         retries: list[dict[str, Any]] = []
         record["retries"] = retries
         started = time.perf_counter()
@@ -379,6 +392,7 @@ class LLMPlayer:
         reply = self.backend.extract(response)
         answer = self._interpret(request, schemas, reply, parse)
         conv.answer(reply.raw, self._call(reply, request.id, record["try"]))
+        record["appended"] = conv.messages[-1]  # the answer as the next request repeats it
         cost = self.profile.cost(reply.usage)
         self.usage.add(reply.usage, cost)
         self.usage.latency += latency
