@@ -303,7 +303,9 @@ class LLMPlayer:
         wide = request.repertoire
         strict = self.profile.strict_schema
         if self.profile.mode == "json_object":  # a server's grammar: the decision's own schema (providers.py)
-            return KindSchemas(request.json_schema(), False), request.parse
+            exact = KindSchemas(request.json_schema(), False)
+            exact.speech = request.max_speech  # type: ignore[attr-defined]  # the grammar's speech bound
+            return exact, request.parse
         if wide is None or self.profile.mode == "json_text" or self.profile.provider == "local":
             return KindSchemas(request.json_schema(), strict), request.parse
         if self._fixed is None or self._fixed[0] is not wide:

@@ -20,7 +20,8 @@ check before the game picks the first mode that works (:mod:`arena.players.llm.m
 exist for them: ``tools_auto`` (the tools with ``tool_choice: "auto"``, for servers that accept
 nothing else; an answer in prose is rejected by our validation and asked again) and
 ``json_object`` (``response_format: {"type": "json_object", "schema": S}``, which
-llama-cpp-python's server turns into a grammar). ``json_object`` sends the *decision's* exact
+llama-cpp-python's server turns into a grammar; S is bounded like a local model's grammar:
+:func:`~arena.players.llm.local_grammar.server_schema`). ``json_object`` sends the *decision's* exact
 schema, not the fixed repertoire: a deliberate departure from the rule above, measured (docs/llm.md)
 because a grammar over the whole repertoire lets a small model pick kinds and names that are not
 legal now, and a local server's grammar is not part of the prompt prefix it caches, so the cache
@@ -115,8 +116,11 @@ class OpenAIBackend:
             if strict:
                 spec["strict"] = True
             return {"response_format": {"type": "json_schema", "json_schema": spec}}
-        if mode == "json_object":  # llama-cpp-python's server: a grammar made from the schema
-            return {"response_format": {"type": "json_object", "schema": schemas.wrapped()}}
+        if mode == "json_object":  # llama-cpp-python's server: a grammar made from the schema, its text bounded
+            from .local_grammar import SERVER_SPEECH_CHARS, server_schema
+
+            speech = min(getattr(schemas, "speech", SERVER_SPEECH_CHARS), SERVER_SPEECH_CHARS)
+            return {"response_format": {"type": "json_object", "schema": server_schema(schemas, speech)}}
         return {}
 
     @staticmethod
