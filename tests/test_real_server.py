@@ -26,8 +26,8 @@ pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "
 #: game passes the server's default 2,048 tokens) and its prompt cache (seats take turns)
 SERVER_ARGS = ("--n_ctx", "8192", "--cache", "true")
 #: short games: a speech of at most 120 characters (the grammar bounds it), a duel of one hand of
-#: three beats, a classic table of five for one day
-CLASSIC = "players = 5\n[options]\ndiscussion_rounds = 1\nmax_days = 1\nmax_speech_chars = 120\n"
+#: three beats, a classic table of six (the fewest) for one day
+CLASSIC = "players = 6\n[options]\ndiscussion_rounds = 1\nmax_days = 1\nmax_speech_chars = 120\n"
 DUEL = "[options]\nhands = 1\nbeats = 3\nmax_speech_chars = 120\n"
 
 
