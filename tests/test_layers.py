@@ -20,6 +20,8 @@ ALLOWED = {
     "arena.players": ("arena.engine", "arena.variants", "arena.players"),
     # running a game never reaches up to the command line, the tournaments or the reports
     "arena.run": ("arena.engine", "arena.variants", "arena.players", "arena.run"),
+    # the server plays tables with the players and the runner, and writes reports; never the CLI
+    "arena.serve": ("arena.engine", "arena.variants", "arena.players", "arena.run", "arena.report", "arena.serve"),
 }
 
 

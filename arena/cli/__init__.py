@@ -42,14 +42,14 @@ def _players(
     """One player per seat; model seats also learn the variant and options, and report their calls;
     the human seat gets ``human`` (its console and time limit); ``model_settings`` are profile
     fields for every model seat."""
-    from arena.players.registry import BUILTIN, SpecError, make_player
+    from arena.players.registry import SpecError, builtin_kind, make_player
 
     players = {}
     for name, spec in specs.items():
         extra: dict[str, Any] = {}
         if spec == "human":
             extra = dict(human or {})
-        elif spec not in BUILTIN and game is not None:
+        elif builtin_kind(spec) is None and game is not None:
             extra = {"variant": game.name, "options": game.options.model_dump(mode="json"), **(model_settings or {})}
             if recorder is not None:
                 extra["recorder"] = recorder(name)
@@ -282,6 +282,77 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
+    from arena.cli.console import Printer, print_result
+    from arena.players.base import StopGame, SyncPlayer
+    from arena.players.human import print_night_report
+    from arena.run.resume import ResumeError, is_person, prepare_resume, run_and_close
+
+    console = Console()
+    human_seat = {"console": console, "timeout": args.human_timeout}
+    path = Path(args.file)
+    try:
+        header = _read_header(path)
+        humans = [seat for seat, spec in dict(header.get("players") or {}).items() if is_person(str(spec))]
+        if len(humans) > 1:  # one terminal shows one seat's secrets
+            raise CliError(f"{len(humans)} people played this table ({', '.join(humans)}): one terminal seats one person")
+        if args.human_timeout is not None and not humans:
+            raise CliError("--human-timeout needs a human seat at the table")
+        resumption = prepare_resume(path, player_kwargs={seat: human_seat for seat in humans})
+    except ResumeError as exc:
+        raise CliError(str(exc)) from None
+    for note in resumption.notes():
+        print(f"arena: {note}", file=sys.stderr)
+    game, players = resumption.game, resumption.players
+    human = humans[0] if humans else None
+    if human is not None:  # the person's own screen: everything they had seen, then the game goes on
+        resumption.observers.append(players[human])
+    elif not args.quiet:
+        resumption.observers.append(Printer(console, reveal=args.reveal))
+    specs = {seat: str(spec) for seat, spec in dict(header["players"]).items()}
+    if human is None:
+        check_model_seats(players)
+    code = 0
+    failure = None
+    started = time.perf_counter()
+    try:
+        if resumption.clock is None and human is None and all(isinstance(p, SyncPlayer) for p in players.values()):
+            resumption.play()
+        else:
+            _in_terminal(players.get(human or ""), lambda: asyncio.run(run_and_close(resumption)))
+    except KeyboardInterrupt:
+        code = 130
+    except StopGame as exc:
+        code = 1
+        failure = str(exc) if exc.error else None
+    print_result(console, game, specs, path)
+    print_usage(console, players, time.perf_counter() - started, game)
+    if human is not None:
+        print_night_report(console, game)
+    if failure is not None:
+        print(f"arena: error: {failure}", file=sys.stderr)
+    return code
+
+
+def _read_header(path: Path) -> dict[str, Any]:
+    """The transcript's header, read alone (which seats are people), with one-line errors."""
+    from arena.run.resume import ResumeError
+
+    try:
+        with path.open(encoding="utf-8") as file:
+            header = json.loads(file.readline())
+    except FileNotFoundError:
+        raise ResumeError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResumeError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    except json.JSONDecodeError:
+        raise ResumeError(f"{path}:1: not JSON: not a transcript") from None
+    if not isinstance(header, dict) or header.get("type") != "header" or not isinstance(header.get("players"), dict):
+        raise ResumeError(f"{path}: the first line must be the header")
+    return header
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from arena.run.bench import bench
 
@@ -318,6 +389,35 @@ def cmd_show(args: argparse.Namespace) -> int:
         show(load(Path(args.file)), Console(), args.as_name)
     except (TranscriptError, ShowError) as exc:
         raise CliError(str(exc)) from None
+    return 0
+
+
+# ---- serve -------------------------------------------------------------------------------------
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from arena.serve.app import is_loopback, serve
+    except ImportError as exc:  # aiohttp missing: the serve extra
+        raise CliError(f"arena serve needs aiohttp: pip install 'mafia-arena[serve]' ({exc})") from None
+
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port {args.port}: use 1-65535")
+    if args.keep <= 0:
+        raise CliError("--keep must be more than 0 seconds")
+    data = Path(args.data)
+    try:
+        (data / "tables").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot use {data} as the data folder: {exc.strerror or exc}") from None
+    if not is_loopback(args.host):
+        print(
+            f"arena serve: warning: listening on {args.host}, not loopback: anyone who can reach this machine "
+            "can create tables and watch them (seat links stay private to whoever holds them)",
+            file=sys.stderr,
+        )
+    try:
+        serve(args.host, args.port, data, live_views=args.live_views, keep=args.keep)
+    except OSError as exc:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -370,6 +470,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.set_defaults(func=cmd_replay)
 
+    p = sub.add_parser("resume", help="continue an interrupted game (a crash, kill -9) from its transcript, appending to it")
+    p.add_argument("file", help="transcript (.jsonl) of the unfinished game")
+    p.add_argument("--human-timeout", type=float, metavar="SECONDS", help="a person seat's time for each decision")
+    p.add_argument("--reveal", action="store_true", help="also print private events (no person at the table)")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.set_defaults(func=cmd_resume)
+
     p = sub.add_parser("bench", help="play many games in one process and print games per second")
     p.add_argument("variant", help="variant id")
     p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
@@ -401,6 +508,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="one transcript (.jsonl); for a folder or a tournament database use arena report")
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what the seat NAME could see")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("serve", help="serve tables in the browser: people, bots and models at one game (docs/serve.md)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data", default="served", metavar="DIR", help="folder of the tables' transcripts and state (default served)")
+    p.add_argument(
+        "--live-views", action="store_true",
+        help="let the watch page show every view live at tables with no person seat (default: only after the game)",
+    )  # fmt: skip
+    p.add_argument(
+        "--keep", type=float, default=600.0, metavar="SECONDS",
+        help="how long a finished table stays in memory before it is served from its transcript (default 600)",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_serve)
 
     from arena.cli.prompts import add_command as add_prompts
 

@@ -9,6 +9,36 @@ from arena.engine import KINDS, ActionBase, DecisionRequest, View
 from .base import SyncPlayer
 
 
+def random_action(request: DecisionRequest, rng: random.Random, made: dict[tuple, ActionBase] | None = None) -> ActionBase:
+    """A legal kind, then each narrowed field, drawn uniformly (null counts as one choice).
+
+    ``made`` caches the actions built so far: actions are immutable, so equal choices can share
+    one instance. The random player and a bot below full strength (``bot?level=L``) both draw here.
+    """
+    options = request.options
+    option = options[rng.randrange(len(options))] if len(options) > 1 else options[0]
+    values = {}
+    for name, spec in option.fields.items():
+        choices = spec.choices or ()
+        if name == "floor":
+            k = rng.randint(0, min(spec.max_items or 0, len(choices)))
+            values[name] = tuple(rng.sample(choices, k))
+            continue
+        pick = rng.randrange(len(choices) + spec.nullable) if choices or spec.nullable else None
+        if pick is None or pick == len(choices):
+            continue  # null (hold fire, abstain, no accusation)
+        values[name] = choices[pick]
+    if option.kind == "verdict":
+        values["yes"] = rng.random() < 0.5
+    if made is None:
+        return KINDS[option.kind](**values)
+    key = (option.kind, *values.items())
+    action = made.get(key)
+    if action is None:
+        action = made[key] = KINDS[option.kind](**values)
+    return action
+
+
 class RandomPlayer(SyncPlayer):
     """Picks a legal kind, then each narrowed field, uniformly (null counts as one choice)."""
 
@@ -20,24 +50,4 @@ class RandomPlayer(SyncPlayer):
         self._made: dict[tuple, ActionBase] = {}
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase | None:
-        rng = self.rng
-        options = request.options
-        option = options[rng.randrange(len(options))] if len(options) > 1 else options[0]
-        values = {}
-        for name, spec in option.fields.items():
-            choices = spec.choices or ()
-            if name == "floor":
-                k = rng.randint(0, min(spec.max_items or 0, len(choices)))
-                values[name] = tuple(rng.sample(choices, k))
-                continue
-            pick = rng.randrange(len(choices) + spec.nullable) if choices or spec.nullable else None
-            if pick is None or pick == len(choices):
-                continue  # null (hold fire, abstain, no accusation)
-            values[name] = choices[pick]
-        if option.kind == "verdict":
-            values["yes"] = rng.random() < 0.5
-        key = (option.kind, *values.items())
-        action = self._made.get(key)
-        if action is None:  # actions are immutable, so equal choices can share one instance
-            action = self._made[key] = KINDS[option.kind](**values)
-        return action
+        return random_action(request, self.rng, self._made)

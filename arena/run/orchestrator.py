@@ -70,20 +70,41 @@ def _notify(observers: Sequence[Observer], game: Game) -> None:
         observer(game)
 
 
-def run_sync(game: Game, players: Mapping[str, SyncPlayer], observers: Sequence[Observer] = ()) -> Game:
-    """Play ``game`` to its end with players that answer at once (no event loop)."""
+def _begun(game: Game, opened: Mapping[int, Ruling] | None) -> dict[int, Ruling]:
+    """The rulings of the step a resumed game stopped in (:mod:`arena.run.resume`), if it is this one."""
+    if not opened:
+        return {}
+    pending = {r.id for r in game.pending()}
+    return {rid: ruling for rid, ruling in opened.items() if rid in pending and ruling.game is game}
+
+
+def run_sync(
+    game: Game,
+    players: Mapping[str, SyncPlayer],
+    observers: Sequence[Observer] = (),
+    *,
+    opened: Mapping[int, Ruling] | None = None,
+) -> Game:
+    """Play ``game`` to its end with players that answer at once (no event loop).
+
+    ``opened``: the rulings of a step already begun (a resumed game, :mod:`arena.run.resume`): their
+    recorded attempts count, and a settled one is not asked again.
+    """
     views = _views(game, players)
+    begun = _begun(game, opened)
     _notify(observers, game)
     while not game.finished:
         decisions = []
         for request in game.pending():
             name = request.player
-            answer = players[name].decide_now(request, views[name], None)
-            if isinstance(answer, ActionBase) and game.validate(request, answer) is None:
-                decisions.append(Decision(request, answer, False, [(answer, None)]))
-                continue  # the common case, without a Ruling
-            ruling = Ruling(game, request)
-            ruling.offer(answer)
+            ruling = begun.pop(request.id, None)  # type: ignore[assignment]
+            if ruling is None:
+                answer = players[name].decide_now(request, views[name], None)
+                if isinstance(answer, ActionBase) and game.validate(request, answer) is None:
+                    decisions.append(Decision(request, answer, False, [(answer, None)]))
+                    continue  # the common case, without a Ruling
+                ruling = Ruling(game, request)
+                ruling.offer(answer)
             while ruling.decision is None:
                 _notify(observers, game)  # a rejection is on the log: write it before asking again
                 ruling.offer(players[name].decide_now(request, views[name], ruling.feedback))
@@ -100,6 +121,7 @@ async def run(
     *,
     decision_timeout: float | None = None,
     clock: WallClock | None = None,
+    opened: Mapping[int, Ruling] | None = None,
 ) -> Game:
     """Play ``game`` to its end, asking simultaneous decisions in parallel.
 
@@ -112,17 +134,23 @@ async def run(
     there, when an answer arrives is part of it.
     Observers with an ``async hold(game)`` method may keep the next step waiting (the person's
     screen, paging the rest of a game after their death).
+    ``opened``: the rulings of a step already begun (a resumed game, :mod:`arena.run.resume`): their
+    recorded attempts count, and a settled one is not asked again.
     """
     views = _views(game, players)
+    begun = _begun(game, opened)
     _notify(observers, game)
     loop = asyncio.get_running_loop()
     watchers = list({id(w): w for w in (*players.values(), *observers) if hasattr(w, "beat_started")}.values())
     holders = [o for o in observers if hasattr(o, "hold")]
 
+    def ruling_for(request: DecisionRequest) -> Ruling:
+        return begun.pop(request.id, None) or Ruling(game, request)
+
     async def settle_in_beat(request: DecisionRequest, beat: Beat) -> Decision:
         """One answer within the beat: when it arrives is part of the answer."""
         assert clock is not None
-        ruling = Ruling(game, request)
+        ruling = ruling_for(request)
         player = players[request.player]
         while ruling.decision is None:
             left = beat.ends - loop.time()
@@ -183,7 +211,7 @@ async def run(
 
     async def settle(request: DecisionRequest) -> Decision:
         """One untimed decision on its own (beside a timed beat's): tries until it is settled."""
-        ruling = Ruling(game, request)
+        ruling = ruling_for(request)
         while ruling.decision is None:
             rule(ruling, *await attempt(ruling))
             _notify(observers, game)
@@ -202,8 +230,8 @@ async def run(
 
     async def settle_in_rounds(pending: list[DecisionRequest]) -> list[Decision]:
         """Every seat still owing an answer at once; the round ruled on in request order, not arrival."""
-        rulings = [Ruling(game, r) for r in pending]
-        waiting = rulings
+        rulings = [ruling_for(r) for r in pending]
+        waiting = [r for r in rulings if r.decision is None]
         while waiting:
             outcomes = await gathered([asyncio.ensure_future(attempt(r)) for r in waiting])
             for ruling, (answer, error) in zip(waiting, outcomes, strict=True):
@@ -234,8 +262,17 @@ async def run(
     return game
 
 
-def play(game: Game, players: Mapping[str, Player], observers: Sequence[Observer] = (), **kwargs) -> Game:
+def play(
+    game: Game,
+    players: Mapping[str, Player],
+    observers: Sequence[Observer] = (),
+    *,
+    opened: Mapping[int, Ruling] | None = None,
+    **kwargs,
+) -> Game:
     """Run ``game`` on the fast path when every seat is synchronous, else on an event loop."""
     if all(isinstance(p, SyncPlayer) for p in players.values()) and not kwargs:
-        return run_sync(game, players, observers)  # type: ignore[arg-type]
+        return run_sync(game, players, observers, opened=opened)  # type: ignore[arg-type]
+    if opened:
+        kwargs["opened"] = opened
     return asyncio.run(run(game, players, observers, **kwargs))

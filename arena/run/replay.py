@@ -20,8 +20,8 @@ equal the recorded one, event for event (``to_dict()``, as read back from JSON).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -58,6 +58,8 @@ class ReplayResult:
         note = f"stopped game: {self.aborted}" if self.aborted else "crashed game: the transcript has no summary"
         if self.recorded > self.identical:
             note += f"; its last {self.recorded - self.identical} events, from an unfinished step, were not replayed"
+        elif self.replayed > self.recorded:
+            note += f"; the record stops inside its last step, which replays {self.replayed - self.recorded} events further"
         return f"{text} ({note})"
 
 
@@ -111,14 +113,40 @@ OUT_OF_ANSWERS = "out of answers"
 MISFIT = "an answer that does not fit"
 
 
-def replay_game(transcript: Transcript) -> tuple[Game, str | None]:
-    """Play the recorded game again from its answers.
+#: called before each recorded answer is offered again: (the ruling it goes to, the recorded event)
+Rehearsal = Callable[[Ruling, dict[str, Any]], None]
 
-    Returns the game and why the replay stopped early: None when the game ran to its end,
-    :data:`OUT_OF_ANSWERS` when the recorded answers ran out (an aborted game), :data:`MISFIT`
-    when a recorded answer fits no decision the replay asked (the logs differ there).
+
+@dataclass(slots=True)
+class Rebuilt:
+    """A game played again from its answers, and where it stopped.
+
+    ``stopped`` is None (the game ran to its end), :data:`OUT_OF_ANSWERS` or :data:`MISFIT`; when
+    the answers ran out inside a step, ``open`` holds that step's rulings (request id -> ruling,
+    in request order) with the attempts already recorded: a resumed run goes on with them.
     """
-    game = game_from_header(transcript.header)
+
+    game: Game
+    stopped: str | None
+    open: dict[int, Ruling] = field(default_factory=dict)
+
+
+def rebuild(
+    transcript: Transcript,
+    rehearse: Rehearsal | None = None,
+    *,
+    game: Game | None = None,
+    resolved: Callable[[Game], None] | None = None,
+) -> Rebuilt:
+    """Play the recorded game again from its answers (see the module docstring).
+
+    ``rehearse`` sees every recorded answer just before it is offered again, with the ruling it
+    goes to (its request, the feedback the player had): :mod:`arena.run.resume` uses it to bring
+    the seats' own memories (a bot's, a model's conversation) to where they were, asking no one.
+    ``resolved`` is called after each step is resolved, as an observer was in the recorded run;
+    ``game`` is the game at its start, if the caller made it (:func:`game_from_header`).
+    """
+    game = game if game is not None else game_from_header(transcript.header)
     answers = _answer_events(transcript.events)
     while not game.finished:
         rulings = {request.id: Ruling(game, request) for request in game.pending()}
@@ -126,22 +154,39 @@ def replay_game(transcript: Transcript) -> tuple[Game, str | None]:
         while any(r.decision is None for r in rulings.values()):
             event = next(answers, None)
             if event is None:
-                return game, OUT_OF_ANSWERS
+                return Rebuilt(game, OUT_OF_ANSWERS, rulings)
             request_id = event["data"]["request"]
             settled_kind = event["type"] in ("action", "forfeit")  # logged when its batch was resolved
             ruling = rulings.get(request_id) if isinstance(request_id, int) else None
             if ruling is None:
                 if settled_kind and isinstance(request_id, int) and request_id < first:
                     continue  # an earlier batch, already settled from its answers
-                return game, MISFIT
+                return Rebuilt(game, MISFIT)
             if ruling.decision is not None:
                 if settled_kind:
                     continue
-                return game, MISFIT
-            if event.get("actor") != ruling.request.player or not _offer(game, ruling, event):
-                return game, MISFIT
+                return Rebuilt(game, MISFIT)
+            if event.get("actor") != ruling.request.player:
+                return Rebuilt(game, MISFIT)
+            if rehearse is not None:
+                rehearse(ruling, event)
+            if not _offer(game, ruling, event):
+                return Rebuilt(game, MISFIT)
         game.resolve([r.decision for r in rulings.values()])  # type: ignore[misc]
-    return game, None
+        if resolved is not None:
+            resolved(game)
+    return Rebuilt(game, None)
+
+
+def replay_game(transcript: Transcript) -> tuple[Game, str | None]:
+    """Play the recorded game again from its answers.
+
+    Returns the game and why the replay stopped early: None when the game ran to its end,
+    :data:`OUT_OF_ANSWERS` when the recorded answers ran out (an aborted game), :data:`MISFIT`
+    when a recorded answer fits no decision the replay asked (the logs differ there).
+    """
+    rebuilt = rebuild(transcript)
+    return rebuilt.game, rebuilt.stopped
 
 
 def _describe(recorded: dict[str, Any] | None, replayed: dict[str, Any] | None) -> str:
@@ -169,7 +214,9 @@ def compare(transcript: Transcript, game: Game, stopped: str | None = None) -> R
         same += 1
     result = ReplayResult(True, same, len(recorded), len(replayed), transcript.complete, aborted=transcript.aborted)
     unreachable_tail = not transcript.complete and stopped == OUT_OF_ANSWERS and same == len(replayed)
-    if same < max(len(recorded), len(replayed)) and not unreachable_tail:
+    # a crash while a step's events were being written: the record is a prefix of the replayed step
+    cut_while_written = not transcript.complete and same == len(recorded) < len(replayed)
+    if same < max(len(recorded), len(replayed)) and not (unreachable_tail or cut_while_written):
         a = recorded[same] if same < len(recorded) else None
         b = replayed[same] if same < len(replayed) else None
         result.ok, result.difference = False, _describe(a, b)

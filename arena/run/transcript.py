@@ -161,6 +161,24 @@ class TranscriptWriter:
         started = utc_now()
         return cls(transcript_path(directory, game.name, game.seed, started), game, players, started=started, extra=extra)
 
+    @classmethod
+    def reopen(cls, path: Path, transcript: Transcript, written: int | None = None) -> TranscriptWriter:
+        """A writer appending to an interrupted game's transcript (:mod:`arena.run.resume`): its
+        header stays, events go on after the first ``written`` (default: all those recorded).
+        The file must end with a whole line."""
+        writer = cls.__new__(cls)
+        writer.path = path
+        started = transcript.header.get("started")
+        try:
+            writer.started = datetime.fromisoformat(started) if isinstance(started, str) else utc_now()
+        except ValueError:
+            writer.started = utc_now()
+        writer._file = path.open("a", encoding="utf-8")
+        writer._written = len(transcript.events) if written is None else written
+        writer.finished = False
+        writer.players = {}
+        return writer
+
     def track_usage(self, players: Mapping[str, object]) -> None:
         """Put each model seat's usage totals (``player.usage.as_dict()``) in the summary."""
         self.players = players
@@ -240,11 +258,12 @@ class Transcript:
         return None if self.summary is None else self.summary.get("aborted")
 
 
-def read_transcript(path: str | Path) -> Transcript:
-    """Load a transcript; raises :class:`TranscriptError` with a one-line reason."""
+def read_transcript(path: str | Path, upto: int | None = None) -> Transcript:
+    """Load a transcript (with ``upto``, its first ``upto`` bytes only, which end with a whole line);
+    raises :class:`TranscriptError` with a one-line reason."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8") if upto is None else path.read_bytes()[:upto].decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TranscriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     lines = text.split("\n")

@@ -9,6 +9,12 @@ think-time distribution; whoever has not answered when the beat ends passes (the
 default). Each answer reaches the engine with its arrival time, ``at`` (seconds into the beat),
 which the engine records on the ``action`` event and uses to settle "first come"; so the engine
 reads no clock and a replay comes out the same.
+
+A game cut short (a crash) and resumed (:mod:`arena.run.resume`) gets its clock back from the
+transcript's header (``clock``: :meth:`WallClock.describe`). The rebuild replays every recorded
+beat with its recorded arrival times, drawing each bot's think time again for each attempt it
+made, so the seeded streams go on where they were; the beat the crash cut has no recorded end, so
+it starts again in full, its seconds counted on the wall clock from the moment play goes on.
 """
 
 from __future__ import annotations

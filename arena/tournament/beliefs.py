@@ -6,6 +6,10 @@ at each ``day`` event it asks each living seat's player — a model seat through
 while the game goes on), a bot from its own suspicion model, rebuilt on a copy of the log — and
 keeps the answers as :class:`~arena.tournament.metrics.Belief` records for the database.
 ``random`` seats are not asked. McKay's games have hands, not days, and are not probed.
+
+A resumed game (:mod:`arena.run.resume`) rebuilds its probe with the game: while ``recorded`` is
+set, a model seat is not asked but its recorded answer for that day (the transcript's
+``belief_call``) is kept, and a bot answers from the log as it stood then.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ class BeliefProbe:
         self.records: list[Belief] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.seen = 0
+        #: while a resumed game is rebuilt: (seat, day) -> a model seat's recorded answer (not asked again)
+        self.recorded: dict[tuple[str, int], dict[str, float]] | None = None
         mafia = sum(1 for s in game.seats if game.team(s) != "town")
         self.prior = mafia / max(len(game.seats) - 1, 1)
 
@@ -77,6 +83,10 @@ class BeliefProbe:
                 view = View(seat, game.role_of[seat], log)
                 answer = bot_beliefs(seat, view, game.seats, candidates, self.prior)
                 self._keep(seat, day, answer)
+            elif self.recorded is not None:
+                answer = self.recorded.get((seat, day))
+                if answer and hasattr(player, "conversation"):
+                    self._keep(seat, day, answer)
             elif not isinstance(player, SyncPlayer) and hasattr(player, "conversation"):
                 from arena.players.llm.beliefs import belief_question
 
@@ -90,6 +100,14 @@ class BeliefProbe:
 
     def _keep(self, seat: str, day: int, answer: Mapping[str, float]) -> None:
         self.records.extend(Belief(seat, day, target, float(p)) for target, p in answer.items())
+
+    def replaying(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Rebuild mode for a resumed game: model seats' answers come from these ``call`` records."""
+        self.recorded = {}
+        for entry in calls:
+            call = entry.get("call")
+            if isinstance(call, Mapping) and call.get("type") == "belief_call" and isinstance(call.get("beliefs"), Mapping):
+                self.recorded[str(entry.get("player")), int(call.get("day") or 0)] = dict(call["beliefs"])
 
     async def wait(self) -> None:
         """Let every question still in flight finish (a failed one is simply not recorded)."""

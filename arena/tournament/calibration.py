@@ -27,10 +27,11 @@ import numpy as np
 
 from .config import parse_tournament
 from .db import GameRecord
-from .design import build_design
+from .design import build_design, build_round
 from .inference import ALPHA, Comparison, Differences, compare_all, family, family_differences
 from .results import Results
 from .runner import play_builtin
+from .sequential import Decisions, Tracker
 
 
 def play_tournament(
@@ -54,6 +55,49 @@ def play_tournament(
         }
     )
     return [play_builtin(spec) for spec in build_design(config)]
+
+
+def play_until_decided(
+    models: Mapping[str, str],
+    variants: Sequence[Mapping[str, Any]],
+    seed: int,
+    max_games: int,
+    *,
+    evidence: bool = True,
+    target: float = 0.10,
+    adaptive: bool = True,
+    look: Callable[[Decisions], None] | None = None,
+) -> Decisions:
+    """An ``until_decided`` tournament of built-in players in memory: the runner's loop, without a database.
+
+    Round after round (only the pairings some undecided comparison needs, unless ``adaptive`` is
+    off), looking after each, until everything is decided or the next round would pass
+    ``max_games``. ``look`` sees the state after every round.
+    """
+    config = parse_tournament(
+        {
+            "name": "calibration",
+            "seed": seed,
+            "until_decided": True,
+            "max_games": max_games,
+            "evidence": evidence,
+            "models": dict(models),
+            "variants": [dict(v) for v in variants],
+        }
+    )
+    tracker = Tracker([m.name for m in config.models], [v.name for v in config.variants], target=target, evidence=evidence)
+    state = tracker.state
+    r = 0
+    while not state.done:
+        r += 1
+        need = state.needed_pairings(tracker.models) if adaptive else None
+        specs = build_round(config, r, need)
+        if state.games + len(specs) > max_games:
+            break
+        state = tracker.look(r, Results.from_records([play_builtin(spec) for spec in specs]))
+        if look is not None:
+            look(state)
+    return state
 
 
 def pairs_of(records: Sequence[GameRecord]) -> list[tuple[GameRecord, GameRecord]]:

@@ -29,6 +29,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .runner import EndpointCheckError, run_tournament
 
     config = load_tournament(args.config)
+    if args.until_decided:
+        config.until_decided = True
+    if args.max_games is not None:
+        if args.max_games < 2:
+            raise _cli_error(f"--max-games {args.max_games}: give at least 2 games")
+        config.max_games = args.max_games
+    if config.max_games is not None and not config.until_decided:
+        raise _cli_error("--max-games applies with until_decided only (add --until-decided)")
+    if config.until_decided and config.max_games is None:
+        raise _cli_error("--until-decided needs a budget: add --max-games N (or max_games in the config)")
     if args.ray is not None:
         try:
             require_ray()  # before the database or a transcript folder exists
@@ -92,7 +102,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise _cli_error(f"--target {args.target}: give a difference between 0 and 1 (e.g. 0.10)")
     try:
         with Database(path, create=False) as db:
-            report = build_report(db, seed=args.seed, target=args.target)
+            report = build_report(db, seed=args.seed, target=args.target, evidence=args.evidence)
     except DatabaseError as exc:
         raise _cli_error(str(exc)) from None
     if not report.total_games:
@@ -145,6 +155,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--db", metavar="FILE", help="results database (default: the config's, else transcripts/NAME.sqlite)")
     p.add_argument("--transcripts", metavar="DIR", help="transcript folder (default: the config's, else transcripts/NAME)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--until-decided", action="store_true", help="play rounds until every comparison is decided (needs a budget)")
+    p.add_argument("--max-games", type=int, metavar="N", help="with --until-decided: the budget in games")
     calls = p.add_mutually_exclusive_group()
     calls.add_argument(
         "--record-calls", nargs="?", const="", metavar="DIR",
@@ -161,6 +173,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: next to the database, NAME-leaderboard)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and randomization tests (default 0)")
     p.add_argument("--target", type=float, default=0.10, help="difference the power figures are for (default 0.10)")
+    p.add_argument("--evidence", action="store_true", help="skill model on decision evidence (votes, survival), not wins alone")
     p.add_argument("--json", action="store_true", help="print one JSON object (comparisons, skills, …); files only with --out")
     p.set_defaults(func=cmd_leaderboard)
 

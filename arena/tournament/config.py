@@ -9,6 +9,9 @@
     cost_cap = 5.0                 # dollars; no new game starts once the accounted cost reaches it
     beliefs = false                # ask every model seat once per day for P(mafia) of each other player
     third_party = "bot"            # who plays a third side (cove's maniac): a seat spec, or "rotate"
+    until_decided = false          # play rounds until every comparison is decided (arena.tournament.sequential)
+    max_games = 2000               # with until_decided: the budget in games (required with it)
+    evidence = true                # with until_decided: decide on decision evidence, not wins alone
     decision_timeout = 300         # seconds one decision may take (model seats); none by default
     database = "transcripts/demo.sqlite"   # default transcripts/<name>.sqlite (git-ignored)
     transcripts = "transcripts/demo"       # default transcripts/<name>
@@ -71,6 +74,9 @@ class _File(BaseModel):
     third_party: str | _Model = "bot"
     database: str | None = None
     transcripts: str | None = None
+    until_decided: bool = False
+    max_games: StrictInt | None = Field(None, ge=2)
+    evidence: bool = True
     models: dict[str, str | _Model]
     variants: list[_Variant] = Field(min_length=1)
 
@@ -143,6 +149,11 @@ class TournamentConfig:
     #: who plays the seats of a third side (cove's maniac): a fixed player, or ``None`` to rotate the
     #: models outside the pairing (see :func:`arena.tournament.design.build_design`)
     third_party: ModelEntry | None = field(default_factory=lambda: ModelEntry(THIRD_PREFIX + "bot", "bot"))
+    #: play round after round until every comparison is decided, within ``max_games`` (:mod:`.sequential`)
+    until_decided: bool = False
+    max_games: int | None = None
+    #: decide on the decision evidence (votes, survival) as well as the wins
+    evidence: bool = True
 
     @property
     def pairings(self) -> list[tuple[ModelEntry, ModelEntry]]:
@@ -205,7 +216,9 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
             except ValueError as exc:  # RulesError: a deck that does not fit this size
                 raise fail(f"{where}: {size} players: {exc}") from None
         games = v.games or raw.games
-        if games % block:
+        if raw.until_decided:
+            games = block  # rounds go on until decided; ``games`` does not bound them
+        elif games % block:
             low, high = games // block * block, (games // block + 1) * block
             hint = f"use {low} or {high}" if low else f"use {high}"
             raise fail(
@@ -214,6 +227,10 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
             )
         variants.append(VariantEntry(cls, options, tuple(dict.fromkeys(sizes)), games))
     name = raw.name or stem
+    if raw.until_decided and raw.max_games is None:
+        raise fail("until_decided: give max_games, the budget in games (e.g. max_games = 2000)")
+    if raw.max_games is not None and not raw.until_decided:
+        raise fail("max_games: applies with until_decided = true only (a fixed design plays `games` per variant)")
     return TournamentConfig(
         name=name,
         seed=raw.seed,
@@ -226,6 +243,9 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
         models=tuple(models),
         variants=tuple(variants),
         third_party=third_party,
+        until_decided=raw.until_decided,
+        max_games=raw.max_games,
+        evidence=raw.evidence,
     )
 
 

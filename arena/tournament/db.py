@@ -116,6 +116,13 @@ class Database:
             )
         return int(cur.lastrowid or 0)
 
+    def last_attempt(self, key: str) -> tuple[str, str | None] | None:
+        """The transcript and error of the game's latest try, if it had one."""
+        row = self.conn.execute(
+            "SELECT transcript, error FROM attempts WHERE game = ? ORDER BY id DESC LIMIT 1", (key,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), row[1])
+
     def fail_attempt(self, attempt: int, error: str) -> None:
         with self.conn:
             self.conn.execute("UPDATE attempts SET error = ? WHERE id = ?", (error, attempt))

@@ -164,21 +164,31 @@ def game_key(variant: str, players: int, round_: int, first: str, second: str) -
 
 def build_design(config: TournamentConfig) -> list[GameSpec]:
     """Every game of the tournament, round by round (see the module docstring)."""
-    block = config.block
-    rounds = max(v.games // block for v in config.variants)
+    rounds = max(v.games // config.block for v in config.variants)
+    return [spec for r in range(1, rounds + 1) for spec in build_round(config, r)]
+
+
+def build_round(config: TournamentConfig, round_: int, pairings: set[tuple[str, str]] | None = None) -> list[GameSpec]:
+    """The games of one round: a mirrored pair per pairing (only ``pairings``, sorted name pairs, if
+    given: ``until_decided`` plays the undecided ones) on each variant and size the round reaches.
+
+    With ``config.until_decided`` every variant plays every round (``games`` does not bound it).
+    """
     out: list[GameSpec] = []
-    for r in range(1, rounds + 1):
-        for v in config.variants:
-            if r > v.games // block:
-                continue
-            for size in v.sizes:
-                seed = derive_seed(config.seed, v.name, size, r)
-                names = draw_names(config.seed, v.name, size, r)
-                for x, y in config.pairings:
-                    third = third_party(config, x, y, r) if has_third_side(v.cls) else None
-                    for first, second in ((x, y), (y, x)):
-                        key = game_key(v.name, size, r, first.name, second.name)
-                        out.append(GameSpec(key, v.cls, v.options, size, r, seed, first, second, names, third))
+    block = config.block
+    for v in config.variants:
+        if round_ > v.games // block and not config.until_decided:
+            continue
+        for size in v.sizes:
+            seed = derive_seed(config.seed, v.name, size, round_)
+            names = draw_names(config.seed, v.name, size, round_)
+            for x, y in config.pairings:
+                if pairings is not None and tuple(sorted((x.name, y.name))) not in pairings:
+                    continue
+                third = third_party(config, x, y, round_) if has_third_side(v.cls) else None
+                for first, second in ((x, y), (y, x)):
+                    key = game_key(v.name, size, round_, first.name, second.name)
+                    out.append(GameSpec(key, v.cls, v.options, size, round_, seed, first, second, names, third))
     return out
 
 

@@ -62,7 +62,7 @@ from arena.run.transcript import utc_now
 
 from .config import ModelEntry, TournamentConfig
 from .design import GameSpec
-from .runner import BUILTIN_KINDS, GameOutcome, GameSession, TournamentCalls, WorkerLost, replay_overrides
+from .runner import GameOutcome, GameSession, TournamentCalls, WorkerLost, replay_overrides
 
 WORKER_TRIES = 3  # plays of one game when its worker keeps dying
 MODEL_GAME_CPUS = 0.25  # CPUs a game of remote model seats asks for (it mostly waits on the network)
@@ -410,6 +410,7 @@ class RayExecutor:
 
     tries = WORKER_TRIES
     isolated = True  # a game per worker process: recording calls need not serialise the games
+    resumes = False  # a worker starts from nothing: a try that failed mid-way is played again whole
 
     def __init__(
         self,
@@ -448,7 +449,9 @@ class RayExecutor:
 
     @staticmethod
     def _provider(model: ModelEntry, overrides: dict[str, Any]) -> str:
-        if model.spec in BUILTIN_KINDS:
+        from arena.players.registry import is_builtin
+
+        if is_builtin(model.spec):
             return "builtin"
         from arena.players.registry import make_player
 

@@ -42,6 +42,7 @@ from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, Comparison, comp
 from .metrics import MATCH, METRICS, TOWN
 from .ratings import Ratings, rate_games
 from .results import Results
+from .sequential import Decisions, decide
 from .skills import SkillReport, skill_report
 
 RESAMPLES = 1000
@@ -168,6 +169,9 @@ class Report:
     unpaired: int
     seed: int = 0
     target: float = 0.10
+    #: a tournament run ``until_decided``: what was decided, after which round, and the games spent
+    decisions: Decisions | None = None
+    evidence: bool = False  # the skill model read decision evidence (``--evidence``), not wins alone
 
     def as_json(self, source: str = "") -> dict[str, Any]:
         return {
@@ -184,12 +188,14 @@ class Report:
                 "power": 0.8,
                 "target": self.target,
                 "seed": self.seed,
+                "skill_evidence": self.evidence,
             },
             "comparisons": [c.as_json() for c in self.comparisons],
             "skills": [s.as_json() for s in self.skills.skills],
             "skill_differences": [d.as_json() for d in self.skills.differences],
             "skill_fits": [f.as_json() for f in self.skills.fits],
             "skills_note": self.skills.note,
+            "until_decided": self.decisions.as_json() if self.decisions is not None else None,
             "ratings": {
                 m: {"mu": round(r.mu, 6), "sigma": round(r.sigma, 6), "ordinal": round(r.ordinal, 6), "games": r.games}
                 for m, r in sorted(self.ratings.overall.items())
@@ -218,10 +224,17 @@ def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def build_report(db: Database, seed: int = 0, target: float = 0.10, resamples: int | None = None) -> Report:
-    """Read the database; compute the comparisons, the skill model, every cell and the ratings."""
+def build_report(
+    db: Database, seed: int = 0, target: float = 0.10, resamples: int | None = None, evidence: bool = False
+) -> Report:
+    """Read the database; compute the comparisons, the skill model (on decision evidence with
+    ``evidence``), every cell and the ratings."""
     results = Results.from_db(db)
-    return report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()])
+    report = report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()], evidence=evidence)
+    meta = db.meta()
+    if meta.get("until_decided") == "1":
+        report.decisions = decide(results, evidence=meta.get("evidence", "1") == "1")
+    return report
 
 
 def report_from_results(
@@ -230,6 +243,7 @@ def report_from_results(
     target: float = 0.10,
     resamples: int | None = None,
     stats: list[dict[str, Any]] | None = None,
+    evidence: bool = False,
 ) -> Report:
     """The report of finished games (a database's, or games played in memory)."""
     from .skills import RESAMPLES as SKILL_RESAMPLES
@@ -253,10 +267,10 @@ def report_from_results(
     counts = {m: len(gs) for m, gs in per_model.items()}
     models = sorted(counts, key=lambda m: (-ratings.overall[m].ordinal if m in ratings.overall else 0.0, m))
     comparisons = compare_all(results, seed, target)
-    skills = skill_report(results, seed, resamples or SKILL_RESAMPLES)
+    skills = skill_report(results, seed, resamples or SKILL_RESAMPLES, evidence=evidence)
     return Report(
         models, ratings, table, counts, metric_tables(models, table, sorted({g["variant"] for g in games})), len(games),
-        comparisons, skills, len(results.pairs()), results.unpaired(), seed, target,
+        comparisons, skills, len(results.pairs()), results.unpaired(), seed, target, evidence=evidence,
     )  # fmt: skip
 
 
@@ -432,6 +446,11 @@ def print_report(report: Report, console: Any) -> None:
         + f"; models: {', '.join(report.models)}"
     )
     say()
+    if report.decisions is not None:
+        say("STOPPED WHEN DECIDED (anytime-valid; the p-values below assume a fixed design: read these)", "bold")
+        for line in report.decisions.lines():
+            say(line)
+        say()
     say("DECEPTION AND DETECTION (skill model)", "bold")
     if report.skills.fits:
         say("logit P(mafia side wins) = c + deception(mafia model) − detection(town model), in logits; "
@@ -511,6 +530,9 @@ def markdown(report: Report, source: str) -> str:
         out += ["| " + " | ".join(row) + " |" for row in rows]
         out.append("")
 
+    if report.decisions is not None:
+        first, *rest = report.decisions.lines()
+        out += ["## Stopped when decided", "", first, "", *[f"- {line.strip()}" for line in rest], ""]
     if report.skills.fits:
         for (title, header, rows), fit in zip(skill_tables(report), report.skills.fits, strict=True):
             add(title, header, rows)

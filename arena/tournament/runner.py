@@ -21,6 +21,11 @@ is played is the executor's business: in this process (:class:`GameSession`), or
   breaker: docs/llm.md) stops the games using it; each is recorded as failed — its transcript
   summary says ``aborted`` and why, its ``attempts`` row the error, no ``games`` row — so the next
   run plays it again, and no new game using that endpoint starts in this run.
+- **Failed games go on.** A game whose last try stopped mid-way (a ``kill -9`` of the run, an
+  endpoint that went down, a crash) is resumed from its transcript (:mod:`arena.run.resume`) when
+  the executor can (in this process), rather than played again from the start: the recorded
+  answers rebuild it, no model call is made twice, and the transcript is the same file, now whole.
+  A transcript that cannot be resumed (another setup, changed rules) is left, and the game played anew.
 - **Recorded calls.** With :class:`TournamentCalls`, each game's model HTTP exchanges are recorded
   to, or replayed from, ``<key>.calls.yaml`` (one cassette per game); games are then played one
   at a time, since vcrpy patches HTTP for the whole process.
@@ -44,16 +49,17 @@ from arena.players.base import StopGame, SyncPlayer
 from arena.players.redact import redact
 from arena.run.config import ConfigError
 from arena.run.orchestrator import run, run_sync
-from arena.run.transcript import TranscriptWriter, read_transcript, utc_now
+from arena.run.resume import Resumption
+from arena.run.transcript import TranscriptError, TranscriptWriter, read_transcript, utc_now
 
 from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
-from .design import GameSpec, build_design, deals_per_hand
+from .design import GameSpec, build_design, build_round, deals_per_hand
 from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
-BUILTIN_KINDS = ("bot", "random")
+CANNOT_RESUME = "cannot resume"  # an attempt's error that keeps its transcript from being resumed again
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider -> the module its client needs
 
 
@@ -90,6 +96,8 @@ class RunReport:
     seconds: float = 0.0
     down: dict[str, str] = field(default_factory=dict)  # endpoint label -> why it is down
     held: int = 0  # games not started because an endpoint they need is down
+    decisions: Any = None  # until_decided: the :class:`~.sequential.Decisions` at the end
+    budget_spent: bool = False  # until_decided: the next round would have passed max_games
 
     def lines(self, config: TournamentConfig) -> list[str]:
         out = [
@@ -106,6 +114,10 @@ class RunReport:
             )
         for key, error in self.failed[:5]:
             out.append(f"failed: {key}: {error}")
+        if self.decisions is not None:
+            out += self.decisions.lines()
+            if self.budget_spent:
+                out.append(f"budget spent: the next round would pass max_games = {config.max_games}")
         out.append(f"database: {config.database}; transcripts: {config.transcripts}")
         return out
 
@@ -118,6 +130,7 @@ class GameOutcome:
     line: str  # the one-line result, or the error
     cost: float = 0.0
     down: tuple[str, str] | None = None  # (endpoint key, why) when the game stopped because its endpoint is down
+    calls_reused: int = 0  # a resumed game: model calls of the earlier try not made again
 
 
 class WorkerLost(Exception):
@@ -132,17 +145,19 @@ class Executor(Protocol):
     runner does, so one process writes it), and raises :class:`WorkerLost` when the process
     playing it died, which the runner retries up to ``tries`` times in all. ``isolated``: every
     game plays in a process of its own (so recording calls, which patches HTTP process-wide, need
-    not play one game at a time).
+    not play one game at a time). ``resumes``: ``play(..., resume=True)`` is understood: ``path``
+    is then an earlier try's unfinished transcript, and the game goes on from it.
     """
 
     tries: int
     isolated: bool
+    resumes: bool
 
     async def start(self) -> None:
         """Get ready (connect to a cluster): called once, only when there is a game to play."""
         ...
 
-    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome: ...
+    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None], resume: bool = False) -> GameOutcome: ...
 
     def live_cost(self) -> float:
         """Dollars spent so far by the games in flight (for the cost cap)."""
@@ -162,16 +177,16 @@ def check_models(config: TournamentConfig, overrides: dict[str, Any] | None = No
     Returns model name -> that player (for the endpoint check); ``overrides`` are profile fields
     for every model seat (a replay needs no key).
     """
-    from arena.players.registry import SpecError, make_player
+    from arena.players.registry import SpecError, is_builtin, make_player
 
     checked: dict[str, Any] = {}
     third = (config.third_party,) if config.third_party is not None else ()
     for model in (*config.models, *third):
         where = "third_party" if model in third else f"models.{model.name}"
-        if model.spec in BUILTIN_KINDS and model.settings:
+        if is_builtin(model.spec) and model.settings:
             raise ConfigError(f"config error: {config.path or 'tournament'}: {where}: settings apply to model seats only")
         try:
-            if model.spec in BUILTIN_KINDS:
+            if is_builtin(model.spec):
                 checked[model.name] = make_player(model.spec, "check", 0)
             else:
                 player = make_player(model.spec, "check", 0, **{**model.settings, **(overrides or {})})
@@ -371,6 +386,8 @@ class Runner:
 
     async def run(self) -> RunReport:
         config = self.config
+        if config.until_decided:
+            return await self.run_until_decided()
         started = time.perf_counter()
         design = build_design(config)
         todo = self.pending(design)
@@ -382,6 +399,20 @@ class Runner:
         self.spent = self.db.total_cost()
         queue = deque(todo)
         total = len(design)
+        self.progress(report.skipped, total, self.spent)
+        try:
+            if todo:
+                await self.executor.start()
+                started = time.perf_counter()  # a cluster's start-up is reported apart, not as the games' time
+            await self.drain(queue, report, total)
+        finally:
+            await self.executor.aclose()
+        report.not_started = len(queue) + self.held
+        return self.finish(report, started)
+
+    async def drain(self, queue: deque[GameSpec], report: RunReport, total: int) -> None:
+        """Play the queued games, ``concurrency`` at a time, until the queue is empty or the cap is reached."""
+        config = self.config
 
         async def worker() -> None:
             while queue:
@@ -401,19 +432,67 @@ class Runner:
                 self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
                 self.progress(done, total, self.spent + self.live_cost())
 
-        workers = min(config.concurrency, len(todo)) or 1
+        workers = min(config.concurrency, len(queue)) or 1
         if self.calls is not None and workers > 1 and not self.executor.isolated:
             workers = 1
             self.echo(f"{self.calls.mode}ing calls: games are played one at a time (vcrpy patches HTTP for the whole process)")
-        self.progress(report.skipped, total, self.spent)
+        await asyncio.gather(*(worker() for _ in range(workers)))
+
+    async def run_until_decided(self) -> RunReport:
+        """``until_decided``: round after round on the pairings still undecided (:mod:`.sequential`).
+
+        Round r is scheduled from the decisions after rounds 1 … r − 1 as the database holds them, so
+        a resumed run schedules the same rounds and skips the games already played. It stops when
+        every comparison is decided, when the next round would pass ``max_games``, at the cost cap,
+        or when a round could not be played whole (failed games: run the same command again).
+        """
+        from .results import Results
+        from .sequential import decide
+
+        config = self.config
+        budget = config.max_games or 0
+        started = time.perf_counter()
+        self.db.set_meta(
+            {"name": config.name, "config": str(config.path or ""), "seed": str(config.seed),
+             "transcripts": str(config.transcripts.resolve()), "until_decided": "1",
+             "max_games": str(budget), "evidence": "1" if config.evidence else "0"}
+        )  # fmt: skip
+        self.spent = self.db.total_cost()
+        report = RunReport(planned=budget)
+        models = sorted(m.name for m in config.models)
+        variants = sorted(v.name for v in config.variants)
+        begun = False
         try:
-            if todo:
-                await self.executor.start()
-                started = time.perf_counter()  # a cluster's start-up is reported apart, not as the games' time
-            await asyncio.gather(*(worker() for _ in range(workers)))
+            r = 0
+            while True:
+                r += 1
+                state = decide(Results.from_db(self.db), evidence=config.evidence, before=r, models=models, variants=variants)
+                report.decisions = state
+                if state.done:
+                    break
+                specs = build_round(config, r, state.needed_pairings(models))
+                todo = self.pending(specs)
+                report.skipped += len(specs) - len(todo)
+                finished = report.skipped + report.played
+                if finished + len(todo) > budget:
+                    report.budget_spent = True
+                    break
+                if not begun and todo:
+                    await self.executor.start()
+                    started, begun = time.perf_counter(), True
+                queue = deque(todo)
+                failed = len(report.failed)
+                await self.drain(queue, report, budget)
+                if queue or self.held or self.cap_reached or len(report.failed) > failed:
+                    report.not_started = len(queue) + self.held
+                    break
+            report.decisions = decide(Results.from_db(self.db), evidence=config.evidence, models=models, variants=variants)
         finally:
             await self.executor.aclose()
-        report.not_started = len(queue) + self.held
+        return self.finish(report, started)
+
+    def finish(self, report: RunReport, started: float) -> RunReport:
+        """The report's closing figures: endpoints down, the cap, the database's cost, the time."""
         report.held = self.held
         labels = {key: label for key, label in self.endpoints.values()}
         report.down = {labels.get(key, key): why for key, why in self.down.items()}
@@ -421,6 +500,28 @@ class Runner:
         report.cost = self.db.total_cost()
         report.seconds = time.perf_counter() - started
         return report
+
+    def resumable(self, spec: GameSpec) -> Path | None:
+        """The unfinished transcript of the game's last try, if it can go on (see the module docstring)."""
+        if self.calls is not None or not getattr(self.executor, "resumes", False):
+            return None  # a cassette holds one try's calls whole; Ray workers start from nothing
+        last = self.db.last_attempt(spec.key)
+        if last is None or (last[1] or "").startswith(CANNOT_RESUME):
+            return None
+        path = Path(last[0])
+        try:
+            header = read_transcript(path)
+        except (TranscriptError, OSError):
+            return None
+        if header.complete:
+            return None
+        game = spec.make_game()
+        models = spec.assignment(game)
+        setup = {
+            "variant": game.name, "seed": game.seed, "seats": list(game.seats),
+            "players": {seat: models[seat].spec for seat in game.seats}, "options": game.options.model_dump(mode="json"),
+        }  # fmt: skip
+        return path if all(header.header.get(k) == v for k, v in setup.items()) else None
 
     async def play(self, spec: GameSpec) -> tuple[bool, str]:
         """Play one game through the executor and record it: (True, a one-line result) or (False, why not).
@@ -430,14 +531,18 @@ class Runner:
         """
         lost: list[str] = []
         for _ in range(self.executor.tries):
-            path = transcript_path(self.config.transcripts, spec.key)
+            earlier = self.resumable(spec)
+            path = earlier or transcript_path(self.config.transcripts, spec.key)
             attempt: list[int] = []
 
             def started(begun: str, path: Path = path, attempt: list[int] = attempt) -> None:
                 attempt.append(self.db.start_attempt(spec.key, str(path), begun))
 
             try:
-                outcome = await self.executor.play(spec, path, started)
+                if earlier is not None:
+                    outcome = await self.executor.play(spec, path, started, resume=True)
+                else:
+                    outcome = await self.executor.play(spec, path, started)
             except WorkerLost as exc:
                 lost.append(str(exc))
                 if attempt:
@@ -461,6 +566,7 @@ class GameSession:
 
     tries = 1  # nothing here can die without the whole run
     isolated = False
+    resumes = True
 
     def __init__(self, config: TournamentConfig, calls: TournamentCalls | None = None) -> None:
         self.config = config
@@ -481,9 +587,9 @@ class GameSession:
             await close_clients()
 
     def _player(self, model: ModelEntry, seat: str, game: Game, seed: int, writer: TranscriptWriter) -> Any:
-        from arena.players.registry import make_player
+        from arena.players.registry import is_builtin, make_player
 
-        if model.spec in BUILTIN_KINDS:
+        if is_builtin(model.spec):
             return make_player(model.spec, seat, seed)
         options = game.options.model_dump(mode="json")
         settings = {**model.settings, **self.overrides}
@@ -513,32 +619,79 @@ class GameSession:
                 stamp(cassette, here)
             yield
 
-    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None]) -> GameOutcome:
-        """Play one game with its transcript at ``path``; ``started(time)`` once that file exists."""
+    def _resume(self, spec: GameSpec, path: Path) -> tuple[Resumption, BeliefProbe | None]:
+        """The earlier try's game at ``path``, rebuilt (with its belief probe) and ready to go on."""
+        from arena.players.registry import is_builtin, make_player
+        from arena.run.resume import prepare_resume
+
+        models = spec.assignment(spec.make_game())
+        calls = read_transcript(path).calls
+        probes: list[BeliefProbe] = []
+
+        def factory(kind: str, seat: str, seed: int, **extra: Any) -> Any:
+            model = models[seat]
+            if is_builtin(model.spec):
+                return make_player(model.spec, seat, seed)
+            return make_player(model.spec, seat, seed, **extra, **{**model.settings, **self.overrides})
+
+        def watch(game: Game, players: Mapping[str, Any]) -> list[Any]:
+            if not self.config.beliefs or deals_per_hand(spec.variant):
+                return []
+            probe = BeliefProbe(game, players)
+            probe.replaying(calls)
+            probes.append(probe)
+            return [probe]
+
+        resumption = prepare_resume(path, factory=factory, seed=spec.player_seed, watch=watch)
+        resumption.observers.clear()  # the session passes its own observers
+        for probe in probes:
+            probe.recorded = None  # from here on, live questions
+        return resumption, probes[0] if probes else None
+
+    async def play(self, spec: GameSpec, path: Path, started: Callable[[str], None], resume: bool = False) -> GameOutcome:
+        """Play one game with its transcript at ``path``; ``started(time)`` once that file exists.
+        ``resume``: ``path`` is an earlier try's unfinished transcript; the game goes on from it."""
         config = self.config
-        game = spec.make_game()
-        models = spec.assignment(game)
-        seat_specs = {seat: models[seat].spec for seat in game.seats}
-        try:
-            writer = TranscriptWriter(path, game, seat_specs, extra={"tournament": tournament_header(spec, game, models)})
-        except OSError as exc:
-            return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
-        begun = writer.started.isoformat(timespec="seconds")
+        opened: dict[int, Any] = {}
+        reused = 0
+        probe: BeliefProbe | None = None
+        if resume:
+            from arena.run.resume import ResumeError
+
+            try:
+                resumption, probe = self._resume(spec, path)
+            except ResumeError as exc:
+                return GameOutcome(None, f"{CANNOT_RESUME}: {exc}")
+            game, writer, opened, reused = resumption.game, resumption.writer, resumption.opened, resumption.calls_reused
+            models = spec.assignment(game)
+            seat_specs = {seat: models[seat].spec for seat in game.seats}
+            begun = utc_now().isoformat(timespec="seconds")
+        else:
+            game = spec.make_game()
+            models = spec.assignment(game)
+            seat_specs = {seat: models[seat].spec for seat in game.seats}
+            try:
+                writer = TranscriptWriter(path, game, seat_specs, extra={"tournament": tournament_header(spec, game, models)})
+            except OSError as exc:
+                return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
+            begun = writer.started.isoformat(timespec="seconds")
         started(begun)
         clock = time.perf_counter()
-        probe: BeliefProbe | None = None
         try:
-            players = {seat: self._player(models[seat], seat, game, spec.player_seed, writer) for seat in game.seats}
+            if resume:
+                players = resumption.players
+            else:
+                players = {seat: self._player(models[seat], seat, game, spec.player_seed, writer) for seat in game.seats}
+                if config.beliefs and not deals_per_hand(spec.variant):
+                    probe = BeliefProbe(game, players)
             writer.track_usage(players)
             self.live[spec.key] = players
-            if config.beliefs and not deals_per_hand(spec.variant):
-                probe = BeliefProbe(game, players)
             observers: list[Any] = [_UntilProbed(writer)] + ([probe] if probe is not None else [])
             if all(isinstance(p, SyncPlayer) for p in players.values()):
-                await asyncio.to_thread(run_sync, game, players, observers)
+                await asyncio.to_thread(run_sync, game, players, observers, opened=opened)
             else:
                 with self._cassette(spec, game, seat_specs):
-                    await run(game, players, observers, decision_timeout=config.decision_timeout)
+                    await run(game, players, observers, decision_timeout=config.decision_timeout, opened=opened)
                     if probe is not None:
                         await probe.wait()
             writer(game)
@@ -571,11 +724,13 @@ class GameSession:
         cost = record.game["cost"]
         mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
+        again = f", resumed ({reused} model calls not made again)" if resume else ""
         return GameOutcome(
             record,
             f"{spec.first.name} ({'mafia side' if not mckay else 'side A'}) vs {spec.second.name}: "
-            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}",
+            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}{again}",
             cost,
+            calls_reused=reused,
         )
 
 

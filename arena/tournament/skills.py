@@ -54,7 +54,7 @@ from scipy.special import expit
 
 from .design import deals_per_hand
 from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, data_seed, holm_tarone, sign_flip_p, smallest_p
-from .results import Results, mafia_margin
+from .results import Results
 
 PRIOR_SD = 2.5
 RESAMPLES = 1_000
@@ -183,9 +183,16 @@ def _num(x: float) -> float | None:
     return round(float(x), 6) if math.isfinite(x) else None
 
 
-def observations(results: Results, variant: str) -> Observations | None:
-    """The team games of ``variant`` (``*``: every team variant) as rows, with their bootstrap units."""
+def observations(results: Results, variant: str, evidence: bool = False) -> Observations | None:
+    """The team games of ``variant`` (``*``: every team variant) as rows, with their bootstrap units.
+
+    ``evidence``: each game's y is its score with decision evidence (the mean of the margin, the
+    mafia's survival and the town's votes on the mafia against chance:
+    :func:`arena.tournament.sequential.game_score`) instead of the margin alone.
+    """
     from arena.variants import get_variant
+
+    from .sequential import game_score
 
     games = [
         g
@@ -194,7 +201,7 @@ def observations(results: Results, variant: str) -> Observations | None:
     ]
     rows = []
     for g in games:
-        y = mafia_margin(results, g)
+        y = game_score(results, g, evidence)
         if y is not None:
             stratum = f"{g['variant']}/{g['players']}" if variant == ALL_VARIANTS else str(g["players"])
             rows.append((g, stratum, y))
@@ -395,9 +402,16 @@ def identified(obs: Observations) -> str | None:
 
 
 def skill_report(
-    results: Results, seed: int = 0, resamples: int = RESAMPLES, variants: Sequence[str] | None = None
+    results: Results,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+    variants: Sequence[str] | None = None,
+    evidence: bool = False,
 ) -> SkillReport:
-    """Fits per team variant and, with more than one, pooled (``*``); Holm over every skill difference."""
+    """Fits per team variant and, with more than one, pooled (``*``); Holm over every skill difference.
+
+    ``evidence``: fit and test the games' scores with decision evidence instead of their margins
+    (:func:`observations`)."""
     from arena.variants import get_variant
 
     team = [v for v in (variants or results.variants) if not deals_per_hand(get_variant(v))]
@@ -406,7 +420,7 @@ def skill_report(
     fits: list[SkillFit] = []
     notes: list[str] = []
     for variant in team + ([ALL_VARIANTS] if len(team) > 1 else []):
-        obs = observations(results, variant)
+        obs = observations(results, variant, evidence)
         if obs is None:
             continue
         why = identified(obs)

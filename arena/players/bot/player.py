@@ -1,4 +1,15 @@
-"""``bot``: a heuristic player with a memory, a suspicion model and a strategy per variant."""
+"""``bot``: a heuristic player with a memory, a suspicion model and a strategy per variant.
+
+**Levels.** ``bot?mafia=L&town=L`` (or ``bot?level=L`` for both sides; L in [0, 1]) is the same bot
+below full strength: on each decision it plays its own move with probability L, otherwise a random
+legal move drawn as the ``random`` player draws it. L = 1 is the plain bot, L = 0 plays like
+``random``. The level that applies is that of the seat's *side*, read from its card's team: the
+``town`` level on a town card, the ``mafia`` level on any other (the mafia, and a third side such as
+cove's maniac: every side that wins by hiding its card from the town). In McKay's games, whose
+cards are dealt again every hand, the card of the hand being played decides (a mafia card, the
+mafia level; a townsperson's or the cop's, the town level). Players of known strength on each side
+give the tournament's statistics a ground truth (docs/tournaments.md, *Ground truth*).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +18,12 @@ import random
 from arena.engine import ActionBase, DecisionRequest, View
 
 from ..base import SyncPlayer
+from ..random import random_action
 from .legal import is_legal, safe_action
 from .memory import Memory
 from .strategies import Strategy, detect_variant, strategy_for
+
+TOWN = "town"
 
 
 class BotPlayer(SyncPlayer):
@@ -19,24 +33,40 @@ class BotPlayer(SyncPlayer):
     engine still rejects (a cross-field rule) is followed by a cautious legal one.
 
     The bot's draws come from the game seed and its seat *position*, never its name: the same
-    deal with the seats renamed is played the same way, up to the names.
+    deal with the seats renamed is played the same way, up to the names. Below full strength
+    (``mafia`` or ``town`` < 1) the coin of each decision and the random moves come from a
+    generator of their own, seeded the same way, so a level never shifts the bot's own draws.
     """
 
     spec = "bot"
 
-    def __init__(self, name: str, seed: int = 0) -> None:
+    def __init__(self, name: str, seed: int = 0, *, mafia: float = 1.0, town: float = 1.0) -> None:
         super().__init__(name)
+        for side, level in (("mafia", mafia), ("town", town)):
+            if not 0.0 <= level <= 1.0:
+                raise ValueError(f"bot {side} level {level}: give a number between 0 and 1")
         self.seed = seed
+        self.levels = {"mafia": float(mafia), TOWN: float(town)}
         self.rng: random.Random | None = None  # seeded with the seat at the first request
+        self.coin: random.Random | None = None  # below full strength: which decisions are random, and how
         self.memory: Memory | None = None
         self.strategy: Strategy | None = None
+        self._made: dict[tuple, ActionBase] = {}
+
+    def level(self) -> float:
+        """The probability of playing the bot's own move on the current decision (its side's level)."""
+        team = self.memory.team if self.memory is not None else ""
+        return self.levels[TOWN if team in (TOWN, "") else "mafia"]
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase:
         memory = self.memory
         rng = self.rng
         if memory is None or rng is None:
             memory = self.memory = Memory(self.name, request.seats)
-            rng = self.rng = random.Random(f"bot:{self.seed}:{memory.seat_index.get(self.name, -1)}")
+            seat = memory.seat_index.get(self.name, -1)
+            rng = self.rng = random.Random(f"bot:{self.seed}:{seat}")
+            if min(self.levels.values()) < 1.0:
+                self.coin = random.Random(f"bot-level:{self.seed}:{seat}")
         memory.update(view)
         if feedback is not None:
             return safe_action(request, rng)
@@ -45,6 +75,11 @@ class BotPlayer(SyncPlayer):
             strategy = self.strategy = strategy_for(detect_variant(memory))(memory, rng, self.seed)
         if strategy.observes:
             strategy.observe(view)
+        coin = self.coin
+        if coin is not None:
+            level = self.level()
+            if level < 1.0 and coin.random() >= level:
+                return random_action(request, coin, self._made)
         action = strategy.decide(request)
         if not is_legal(request, action):
             return safe_action(request, rng)

@@ -21,7 +21,7 @@ import re
 import time
 import weakref
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from typing import Any
@@ -152,6 +152,18 @@ def _json_from_text(text: str) -> Any:
     return json.loads(body[start : end + 1])
 
 
+def _recorded_reply(call: Mapping[str, Any]) -> Reply:
+    """A model's answer as a transcript's ``call`` record keeps it (a resumed game)."""
+    return Reply(
+        raw=call["raw"],
+        tool=call.get("tool"),
+        arguments=None,  # parsed from ``raw`` again, as an answer in text or tool arguments is
+        usage=dict(call.get("usage") or {}),
+        finish=call.get("finish"),
+        call_id=call.get("call_id"),
+    )
+
+
 class LLMPlayer:
     """Answers decisions by asking a language model; see the module docstring for faults."""
 
@@ -199,6 +211,7 @@ class LLMPlayer:
         self._last_structured = ""
         self._tries: dict[int, int] = {}
         self._fixed: tuple[Any, KindSchemas] | None = None  # (repertoire, its schemas): built once a game
+        self._recalled: dict[tuple[int, int], dict[str, Any]] = {}  # (request, try) -> a recorded call (resume)
         self.cache_key = "arena-" + hashlib.sha256(f"{seed}:{name}:{profile.model}".encode()).hexdigest()[:16]
 
     def __repr__(self) -> str:  # never shows the key
@@ -360,9 +373,41 @@ class LLMPlayer:
         self._last_prompt, self._last_structured = prompt, structured_text
         return kwargs, record, schemas, parse
 
+    # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
+    def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:
+        """Go through one recorded attempt again without asking the model: the conversation, the
+        try count and the prompt-cache bookkeeping end as they did, so the seat goes on as it would
+        have. ``call`` is the transcript's record of that call (None: it timed out, nothing came)."""
+        _, record, _, _ = self.prepare(request, view, feedback)
+        if call is not None and isinstance(call.get("raw"), str):
+            reply = _recorded_reply(call)
+            self.conversation.answer(reply.raw, self._call(reply, request.id, record["try"]))
+
+    def count_recorded(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Add the seat's recorded calls (before the game was cut off) to its usage totals."""
+        for call in calls:
+            if call.get("outcome") == "transport_failed":
+                self.usage.transport_failures += 1
+            elif isinstance(call.get("raw"), str):
+                self.usage.add(call.get("usage") or {}, float(call.get("cost") or 0.0))
+                self.usage.malformed += call.get("outcome") == "malformed"
+            self.usage.latency += float(call.get("latency") or 0.0)
+            self.usage.transport_retries += len(call.get("retries") or ())
+
+    def remember(self, request_id: int, attempt: int, call: Mapping[str, Any]) -> None:
+        """A model answer made before the game was cut off that the engine never ruled on: the
+        attempt ``attempt`` at decision ``request_id`` takes it instead of calling the model again."""
+        self._recalled[request_id, attempt] = dict(call)
+
     async def decide(self, request: DecisionRequest, view: View, feedback: str | None) -> Answer:
         kwargs, record, schemas, parse = self.prepare(request, view, feedback)
         conv = self.conversation
+        recalled = self._recalled.pop((request.id, record["try"]), None)
+        if recalled is not None:  # answered before the game was cut off (a resumed game): not asked again
+            reply = _recorded_reply(recalled)
+            answer = self._interpret(request, schemas, reply, parse)
+            conv.answer(reply.raw, self._call(reply, request.id, record["try"]))
+            return answer
         retries: list[dict[str, Any]] = []
         record["retries"] = retries
         started = time.perf_counter()
@@ -402,6 +447,7 @@ class LLMPlayer:
             latency=round(latency, 3),
             raw=reply.raw,
             tool=reply.tool,
+            call_id=reply.call_id,
             finish=reply.finish,
             usage=reply.usage,
             cost=round(cost, 8),

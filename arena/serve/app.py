@@ -1,0 +1,250 @@
+"""``arena serve``: the tables of a data folder, played live and shared over HTTP (docs/serve.md).
+
+The server is one aiohttp application on one event loop: the pages (plain HTML, CSS and a little
+JavaScript from ``arena/serve/static``, nothing from elsewhere), the API (:mod:`arena.serve.api`)
+and every table's game (:mod:`arena.serve.tables`). On start it reads the data folder: finished
+tables are served from their transcripts, unfinished ones are resumed where they stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from arena.serve.api import ID, Api, errors
+from arena.serve.tables import ANSWER_RATE, ArchivedTable, Table, TableError
+
+log = logging.getLogger("arena.serve")
+
+STATIC = Path(__file__).resolve().parent / "static"
+PAGES = {"lobby": "lobby.html", "seat": "seat.html", "watch": "watch.html"}
+MAX_BODY = 64 * 1024
+# the pages load only what this server serves; no inline script, no other origin, no framing
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+# the reports are self-contained pages with their own inline style and script, and nothing else
+REPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
+
+
+class Server:
+    """Every table of the data folder: live ones in memory, the rest read from their files."""
+
+    def __init__(
+        self,
+        data: Path,
+        *,
+        live_views: bool = False,
+        keep: float = 600.0,
+        max_tables: int = 200,
+        answer_rate: tuple[float, float] = ANSWER_RATE,
+    ) -> None:
+        self.data = Path(data)
+        self.answer_rate = answer_rate
+        self.live_views = live_views
+        self.keep = keep
+        self.max_tables = max_tables
+        self.tables: dict[str, Table | ArchivedTable] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # ---- the tables ------------------------------------------------------------------------------
+    def add(self, table: Table) -> None:
+        table.answer_rate = self.answer_rate
+        table.save()
+        table.start()
+        self.tables[table.id] = table
+
+    def find(self, table_id: str) -> Table | ArchivedTable | None:
+        table = self.tables.get(table_id)
+        if table is None:
+            record = self._record(table_id)
+            if record is not None:
+                table = self.tables[table_id] = ArchivedTable(record, self.data)
+        return table
+
+    def _record(self, table_id: str) -> dict[str, Any] | None:
+        path = self.data / "tables" / f"{table_id}.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    def playing(self) -> int:
+        return sum(1 for t in self.tables.values() if isinstance(t, Table) and not t.over)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every table of the data folder, newest first (live ones from memory)."""
+        seen = dict(self.tables)
+        for path in sorted((self.data / "tables").glob("*.json")):
+            table_id = path.stem
+            if table_id not in seen and ID.match(table_id):
+                record = self._record(table_id)
+                if record is not None:
+                    seen[table_id] = ArchivedTable(record, self.data)
+        out = [table.summary() for table in seen.values()]
+        return sorted(out, key=lambda s: -s.get("created", 0))
+
+    def sweep(self) -> None:
+        """Finished tables leave memory after ``keep`` seconds: their transcript serves them from then on
+        (an archived table is dropped at the next sweep and read again when it is asked for)."""
+        now = time.monotonic()
+        for table_id, table in list(self.tables.items()):
+            if isinstance(table, Table) and table.finished_at is not None and now - table.finished_at >= self.keep:
+                record = self._record(table_id)
+                if record is not None:
+                    self.tables[table_id] = ArchivedTable(record, self.data)
+                    table.changed()  # any poll still waiting on it returns now
+            elif isinstance(table, ArchivedTable):
+                del self.tables[table_id]  # read from its files again when asked for
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(max(1.0, min(60.0, self.keep / 2)))
+            self.sweep()
+
+    # ---- start and stop ---------------------------------------------------------------------------
+    async def on_startup(self, app: web.Application) -> None:
+        (self.data / "tables").mkdir(parents=True, exist_ok=True)
+        (self.data / "transcripts").mkdir(parents=True, exist_ok=True)
+        self.resume_all()
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+
+    def resume_all(self) -> None:
+        """Unfinished tables go on where they stopped (their links keep working)."""
+        from arena.serve.resume import unfinished
+
+        for record in unfinished(self.data):
+            table_id = str(record["id"])
+            try:
+                table = self._resume(record)
+            except TableError as exc:
+                log.warning("table %s cannot be resumed: %s", table_id, exc)
+                continue
+            table.answer_rate = self.answer_rate
+            self.tables[table_id] = table
+            for note in table.resumed:
+                log.info("table %s: %s", table_id, note.replace(str(self.data), "DATA"))
+
+    def _resume(self, record: dict[str, Any]) -> Table:
+        from arena.serve.resume import resume_table
+
+        return resume_table(record, self.data)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Stop every game without ending it: its transcript stays unfinished, to be resumed."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        tasks = [t.task for t in self.tables.values() if isinstance(t, Table) and t.task is not None and not t.task.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for table in self.tables.values():
+            if isinstance(table, Table):
+                table.changed()  # a poll still waiting answers now
+        if "arena.players.llm" in sys.modules:  # the model seats' pooled HTTP clients, shared by every table
+            from arena.players.llm import close_clients
+
+            await close_clients()
+
+
+def _page(name: str) -> Any:
+    async def handler(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / PAGES[name], headers={"Cache-Control": "no-store"})
+
+    return handler
+
+
+async def report(request: web.Request) -> web.StreamResponse:
+    """The game's report (every view), once it is over; a seat's own page with ``?as=TOKEN``."""
+    server = request.app[SERVER]
+    table_id = request.match_info["table"]
+    table = server.find(table_id) if ID.match(table_id) else None
+    if table is None:
+        raise TableError(404, "no such table")
+    if not table.over:
+        raise TableError(409, "the report is written when the game is over")
+    token = request.query.get("as")
+    viewer = None
+    if token is not None:
+        viewer = next((s.name for s in table.seats.values() if s.accepts(token)), None)
+        if viewer is None:
+            raise TableError(404, "no such seat")
+    out = server.data / "reports" / (f"{table.id}.{viewer}.html" if viewer else f"{table.id}.html")
+    if not out.exists():
+        from arena.report import ReportError
+        from arena.report import report as write_report
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            await asyncio.to_thread(write_report, table.transcript, out, viewer)
+        except ReportError as exc:
+            raise TableError(500, str(exc)) from None
+    headers = {"Content-Security-Policy": REPORT_CSP, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+    return web.FileResponse(out, headers=headers)
+
+
+async def no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
+@web.middleware
+async def security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
+    response = await handler(request)
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    return response
+
+
+SERVER = web.AppKey("server", Server)
+
+
+def make_app(data: Path, **settings: Any) -> web.Application:
+    """The application: pages, static files, the API and the tables of ``data`` (``settings``: :class:`Server`'s)."""
+    server = Server(data, **settings)
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[security_headers, errors])
+    app[SERVER] = server
+    app.add_routes(Api(server).routes())
+    app.add_routes([
+        web.get("/", _page("lobby")),
+        web.get("/tables/{table}/seat", _page("seat")),
+        web.get("/tables/{table}/watch", _page("watch")),
+        web.get("/tables/{table}/report", report),
+        web.get("/favicon.ico", no_icon),
+        web.static("/static", STATIC, append_version=False),
+    ])  # fmt: skip
+    app.on_startup.append(server.on_startup)
+    app.on_shutdown.append(server.on_shutdown)
+    return app
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+
+
+def serve(host: str, port: int, data: Path, *, live_views: bool = False, keep: float = 600.0, quiet: bool = False) -> None:
+    """Run the server until Ctrl-C (or SIGTERM); unfinished games are resumed on the next start."""
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, format="%(asctime)s %(message)s")
+    app = make_app(data, live_views=live_views, keep=keep)
+    # no access log: a seat's API path carries its token, and tokens are never written anywhere
+    web.run_app(app, host=host, port=port, access_log=None, print=None if quiet else _print_start(host, port), shutdown_timeout=5)
+
+
+def _print_start(host: str, port: int) -> Any:
+    def say(_: str) -> None:
+        shown = f"[{host}]" if ":" in host else host
+        print(f"arena serve: http://{shown}:{port}/ (Ctrl-C stops; unfinished games resume on the next start)", flush=True)
+
+    return say

@@ -1,0 +1,116 @@
+// arena serve: the lobby. Create a table (a private link per person seat, a watch link) and list the tables.
+"use strict";
+
+const variantSelect = document.getElementById("variant");
+const playersInput = document.getElementById("players");
+const rows = document.getElementById("seat-rows");
+let variants = {};
+
+function seatRow(name) {
+  const kind = el("select", { "data-seat": name, class: "kind" },
+    ...["bot", "person", "random", "model"].map((k) => el("option", { value: k, text: k })));
+  const extra = el("input", { type: "text", "data-extra": name, placeholder: "" });
+  const sync = () => {
+    extra.disabled = kind.value === "bot" || kind.value === "random";
+    extra.placeholder = kind.value === "person" ? `their name (default ${name})` : kind.value === "model" ? "provider:model" : "";
+  };
+  kind.addEventListener("change", sync);
+  sync();
+  return el("div", { class: "seat-row" }, el("strong", { text: name }), kind, extra);
+}
+
+function drawSeats() {
+  const v = variants[variantSelect.value];
+  const n = Math.max(v.min_players, Math.min(v.max_players, Number(playersInput.value) || v.players));
+  const kept = {};
+  for (const row of rows.children) {
+    const name = row.querySelector("strong").textContent;
+    kept[name] = [row.querySelector(".kind").value, row.querySelector("input").value];
+  }
+  rows.replaceChildren();
+  for (const name of v.names.slice(0, n)) {
+    const row = seatRow(name);
+    if (kept[name]) {
+      row.querySelector(".kind").value = kept[name][0];
+      row.querySelector("input").value = kept[name][1];
+      row.querySelector(".kind").dispatchEvent(new Event("change"));
+    }
+    rows.append(row);
+  }
+}
+
+function pickVariant() {
+  const v = variants[variantSelect.value];
+  playersInput.min = v.min_players;
+  playersInput.max = v.max_players;
+  playersInput.value = v.players;
+  drawSeats();
+}
+
+async function create(event) {
+  event.preventDefault();
+  const error = document.getElementById("create-error");
+  error.textContent = "";
+  const seats = {};
+  for (const row of rows.children) {
+    const name = row.querySelector("strong").textContent;
+    const kind = row.querySelector(".kind").value;
+    const extra = row.querySelector("input").value.trim();
+    if (kind === "person") seats[name] = extra ? `person:${extra}` : "person";
+    else if (kind === "model") seats[name] = extra;
+    else seats[name] = kind;
+  }
+  const body = { variant: variantSelect.value, players: Number(playersInput.value), seats };
+  const seed = document.getElementById("seed").value;
+  if (seed !== "") body.seed = Number(seed);
+  const timeout = document.getElementById("timeout").value;
+  if (timeout !== "") body.timeout = Number(timeout);
+  const beat = document.getElementById("beat").value;
+  if (beat !== "") body.beat_seconds = Number(beat);
+  const pace = document.getElementById("pace").value;
+  if (pace !== "" && Number(pace) > 0) body.pace = Number(pace);
+  const config = document.getElementById("config").value;
+  if (config.trim()) body.config = config;
+  const response = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (response.status !== 201) { error.textContent = answer.error || `HTTP ${response.status}`; return; }
+  const box = document.getElementById("created");
+  const list = el("ul", {});
+  for (const [name, seat] of Object.entries(answer.seats)) {
+    const url = location.origin + seat.url;
+    list.append(el("li", {}, `${name}'s private link (give it to that person only): `, el("a", { href: url, "data-seat-link": name, text: url })));
+  }
+  const watch = location.origin + answer.watch;
+  list.append(el("li", {}, "Watch: ", el("a", { href: watch, id: "watch-link", text: watch })));
+  box.replaceChildren(el("h2", { text: `Table ${answer.table}` }), list);
+  listTables();
+}
+
+async function listTables() {
+  try {
+    const response = await fetch("/api/tables", { cache: "no-store" });
+    const { tables } = await response.json();
+    const body = document.getElementById("tables");
+    body.replaceChildren(...tables.map((t) => el("tr", {},
+      el("td", {}, el("a", { href: t.watch, text: t.table })),
+      el("td", { text: t.variant }),
+      el("td", { text: t.state + (t.state === "playing" && t.day ? ` (${["duel", "duel3", "trio"].includes(t.variant) ? "hand" : "day"} ${t.day})` : "") }),
+      el("td", { class: "small", text: Object.entries(t.seats).map(([n, s]) => `${n}: ${s}`).join(", ") }))));
+  } catch (err) { /* the next refresh tries again */ }
+}
+
+async function start() {
+  const { variants: list } = await (await fetch("/api/variants")).json();
+  for (const v of list) {
+    variants[v.variant] = v;
+    variantSelect.append(el("option", { value: v.variant, text: v.title ? `${v.variant} — ${v.title}` : v.variant }));
+  }
+  variantSelect.addEventListener("change", pickVariant);
+  playersInput.addEventListener("change", drawSeats);
+  document.getElementById("create").addEventListener("submit", create);
+  pickVariant();
+  listTables();
+  setInterval(listTables, 5000);
+}
+
+start();

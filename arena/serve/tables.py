@@ -1,0 +1,695 @@
+"""The tables a server runs: one game each, its seats' tokens, its transcript, who waits for news.
+
+A :class:`Table` plays its game on the server's event loop with the runner
+(:func:`arena.run.orchestrator.run`): person seats are :class:`~arena.players.web.WebSeat` players,
+every other seat a player from the registry. The table is also an orchestrator observer: after every
+change it wakes the long polls waiting on it. What a seat or a watcher receives is cut from the game's
+log by each event's audience (``Event.visible_to``) and nothing else.
+
+Every table keeps two files in the data folder: ``tables/ID.json`` (its set-up and the SHA-256 of each
+seat's token, never the token) and ``transcripts/ID.jsonl`` (the transcript, written as it is played).
+A finished table stays in memory for a while, then is served from its transcript
+(:class:`ArchivedTable`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from arena.engine import Event, Game, RulesError, dump_action, parse_action
+from arena.engine.events import PUBLIC
+from arena.engine.wording import private_line, public_line
+from arena.players.base import Beat, StopGame
+from arena.players.registry import BUILTIN, SpecError, make_player
+from arena.players.web import WebSeat
+from arena.run.config import ConfigError, first_error, load_config, parse_config, seat_specs
+from arena.run.transcript import TranscriptError, TranscriptWriter, dumps, read_transcript
+from arena.run.wallclock import DEFAULT_BEAT_SECONDS, ClockError, WallClock
+
+log = logging.getLogger("arena.serve")
+
+PERSON = "person"
+MAX_SEATS = 32
+DEFAULT_PERSON_TIMEOUT = 180.0  # seconds a person has for a decision before the default is played
+MCKAY = ("duel", "duel3", "trio")
+ANSWER_RATE = (3.0, 10.0)  # a seat's answers: 3 a second, 10 at once (a person clicks far slower)
+
+
+class TableError(Exception):
+    """A request the server refuses: an HTTP status and one line saying why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(slots=True)
+class Seat:
+    """One seat as the table was set: who plays it, and for a person the hash of its token."""
+
+    name: str
+    spec: str  # "person" or a player spec (bot, random, provider:model, …)
+    person: str | None = None  # a person's own name (the transcript records human:NAME)
+    token_sha256: str | None = None
+
+    @property
+    def recorded(self) -> str:
+        """The spec written to the transcript: a person is an entrant like a model."""
+        return f"human:{self.person}" if self.spec == PERSON else self.spec
+
+    def accepts(self, token: str) -> bool:
+        return self.token_sha256 is not None and hmac.compare_digest(self.token_sha256, token_hash(token))
+
+
+class RateLimit:
+    """A token bucket: ``burst`` answers at once, then ``rate`` per second."""
+
+    __slots__ = ("burst", "level", "rate", "stamp")
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.level, self.stamp = burst, time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.level < 1:
+            return False
+        self.level -= 1
+        return True
+
+
+def day_word(variant: str) -> str:
+    return "Hand" if variant in MCKAY else "Day"
+
+
+def line_of(event: Event, viewer: str | None, word: str) -> tuple[str, str] | None:
+    """The sentence a page shows for one event (the terminal's wording); ``viewer`` None is a watcher."""
+    if event.to is None:
+        return public_line(event, word)
+    if event.type in ("rejected",) and viewer is not None:
+        return None
+    text = private_line(event)
+    if text is None:
+        return None
+    who = event.audience.removeprefix("player:")
+    if viewer is not None and who == viewer:
+        text = "[you]" + text.removeprefix(f"[{who}]")
+    return text, "private"
+
+
+def options_json(request: Any) -> list[dict[str, Any]]:
+    out = []
+    for opt in request.options:
+        fields = {}
+        for name, spec in opt.fields.items():
+            fields[name] = {
+                "choices": None if spec.choices is None else list(spec.choices),
+                "nullable": spec.nullable,
+                "max_items": spec.max_items,
+                "forbidden": dict(spec.forbidden),
+            }
+        out.append({"kind": opt.kind, "description": opt.description, "fields": fields})
+    return out
+
+
+def claims_allowed(request: Any) -> bool:
+    """A claim goes with a public speech of a day/night game (McKay's games have none), as at the terminal."""
+    return request.talk == PUBLIC and request.group not in ("beat", "soliloquy") and request.option("speak") is not None
+
+
+def beat_json(beat: Beat | None, now: float) -> dict[str, Any] | None:
+    if beat is None or beat.ends <= now:
+        return None
+    return {"label": beat.label, "players": list(beat.players), "seconds": beat.seconds, "left": round(beat.ends - now, 3)}
+
+
+class Waiters:
+    """Long polls waiting for a table to change: ``version`` counts the changes."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._futures: set[asyncio.Future[None]] = set()
+
+    def bump(self) -> None:
+        self.version += 1
+        for future in self._futures:
+            if not future.done():
+                future.set_result(None)
+        self._futures.clear()
+
+    async def wait(self, version: int, timeout: float) -> None:
+        """Until the table has changed since ``version``, at most ``timeout`` seconds."""
+        if self.version != version or timeout <= 0:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._futures.add(future)
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            pass
+        finally:
+            self._futures.discard(future)
+
+
+@dataclass
+class TableSetup:
+    """A checked request for a new table."""
+
+    variant: type[Game]
+    options: Any
+    seed: int
+    seats: list[Seat]
+    timeout: float | None = DEFAULT_PERSON_TIMEOUT
+    beat_seconds: float = DEFAULT_BEAT_SECONDS
+    pace: float = 0.0
+
+
+def _person_name(seat: str, spec: str) -> str | None:
+    if spec == PERSON:
+        return seat
+    head, sep, name = spec.partition(":")
+    if head == PERSON and sep:
+        name = " ".join(name.split())
+        if not name or len(name) > 40 or not name.isprintable():
+            raise TableError(400, f"seats.{seat}: a person's name is 1-40 printable characters")
+        return name
+    return None
+
+
+def check_setup(body: Any) -> TableSetup:
+    """``POST /api/tables``'s body as a table set-up, or a 400 saying what is wrong (one line)."""
+    from arena.variants import VARIANTS
+
+    if not isinstance(body, dict):
+        raise TableError(400, "the body must be a JSON object")
+    unknown = sorted(set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace"})
+    if unknown:
+        raise TableError(400, f"unknown key {unknown[0]!r}")
+    name = body.get("variant")
+    if not isinstance(name, str) or name not in VARIANTS:
+        raise TableError(400, f"variant must be one of {', '.join(VARIANTS)}")
+    variant = VARIANTS[name]
+    players = body.get("players")
+    if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+        raise TableError(400, "players must be a whole number")
+    seed = body.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)
+    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise TableError(400, "seed must be a whole number from 0")
+    given = body.get("seats") or {}
+    if not isinstance(given, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in given.items()):
+        raise TableError(400, "seats must map seat names to specs (person, bot, random or provider:model)")
+    try:
+        config = load_config(variant)
+        text = body.get("config")
+        if text is not None:
+            if not isinstance(text, str):
+                raise TableError(400, "config must be TOML text")
+            try:
+                config = parse_config(variant, tomllib.loads(text), "config")
+            except tomllib.TOMLDecodeError as exc:
+                raise TableError(400, f"config: {exc}") from None
+        options = body.get("options")
+        if options is not None:
+            if not isinstance(options, dict):
+                raise TableError(400, "options must be an object of house rules")
+            try:
+                config.options = variant.Options.model_validate({**config.options.model_dump(), **options})
+            except ValidationError as exc:
+                raise TableError(400, first_error(exc, "options")) from None
+        specs = seat_specs(variant, players, config, [(k, v.strip()) for k, v in given.items()])
+    except ConfigError as exc:
+        raise TableError(400, str(exc).removeprefix("config error: ")) from None
+    seats = []
+    for seat, spec in specs.items():
+        if not spec:
+            raise TableError(400, f"seats.{seat}: empty seat spec")
+        person = _person_name(seat, spec)
+        if person is None and spec == "human":
+            raise TableError(400, f"seats.{seat}: a person at a served table is 'person' (or 'person:NAME')")
+        seats.append(Seat(seat, PERSON if person is not None else spec, person))
+    timeout = body.get("timeout", DEFAULT_PERSON_TIMEOUT)
+    if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 86400):
+        raise TableError(400, "timeout must be seconds (0-86400] per decision of a person, or null for no limit")
+    beat = body.get("beat_seconds", DEFAULT_BEAT_SECONDS)
+    if not isinstance(beat, (int, float)) or isinstance(beat, bool) or not 0.2 <= beat <= 600:
+        raise TableError(400, "beat_seconds must be 0.2-600")
+    pace = body.get("pace", 0)
+    if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= 60:
+        raise TableError(400, "pace must be 0-60 seconds between steps")
+    timeout = None if timeout is None else float(timeout)
+    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace))
+
+
+class Table:
+    """One live game: its players, its transcript, its seats' decisions and the polls waiting on it."""
+
+    def __init__(
+        self,
+        table_id: str,
+        game: Game,
+        seats: list[Seat],
+        data: Path,
+        *,
+        timeout: float | None,
+        beat_seconds: float,
+        pace: float = 0.0,
+        created: float | None = None,
+    ) -> None:
+        self.id = table_id
+        self.game = game
+        self.variant = game.name
+        self.seats = {seat.name: seat for seat in seats}
+        self.data = data
+        self.timeout = timeout
+        self.beat_seconds = beat_seconds
+        self.pace = pace  # seconds between two steps, so a table of bots can be watched as it is played
+        self.stamps: list[float | None] = []  # when each event of the log reached the table (wall clock, seconds)
+        self.created = created or time.time()
+        self.waiters = Waiters()
+        self.beat: Beat | None = None
+        self.word = day_word(game.name)
+        self.limits: dict[str, RateLimit] = {}
+        self.answer_rate: tuple[float, float] = ANSWER_RATE  # the server sets its own
+        self.state = "playing"  # playing, over, stopped
+        self.aborted: str | None = None
+        self.finished_at: float | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.persons: dict[str, WebSeat] = {}
+        self.players: dict[str, Any] = {}
+        self.writer: TranscriptWriter | None = None
+        self.clock: WallClock | None = None
+        self.resumed: list[str] = []  # for a table its server resumed after a restart: what the rebuild did
+        self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
+
+    # ---- files -----------------------------------------------------------------------------------
+    @property
+    def transcript(self) -> Path:
+        return self.data / "transcripts" / f"{self.id}.jsonl"
+
+    @property
+    def record_path(self) -> Path:
+        return self.data / "tables" / f"{self.id}.json"
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "variant": self.variant,
+            "seed": self.game.seed,
+            "created": self.created,
+            "timeout": self.timeout,
+            "beat_seconds": self.beat_seconds,
+            "pace": self.pace,
+            "seats": [
+                {"name": s.name, "spec": s.spec, "person": s.person, "token_sha256": s.token_sha256} for s in self.seats.values()
+            ],
+        }
+
+    def save(self) -> None:
+        path = self.record_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.record(), indent=1), encoding="utf-8")
+        tmp.replace(path)
+
+    # ---- playing ---------------------------------------------------------------------------------
+    def build_players(self) -> dict[str, Any]:
+        """One player per seat: a WebSeat for each person, the registry's player for the rest."""
+        game = self.game
+        players: dict[str, Any] = {}
+        for seat in self.seats.values():
+            if seat.spec == PERSON:
+                web = WebSeat(seat.name, seat.person, timeout=self.timeout, seed=game.seed, on_change=self.changed)
+                players[seat.name] = self.persons[seat.name] = web
+                continue
+            extra: dict[str, Any] = {}
+            if seat.spec not in BUILTIN:
+                extra = {"variant": game.name, "options": game.options.model_dump(mode="json")}
+                extra["recorder"] = self._recorder(seat.name)
+            try:
+                players[seat.name] = make_player(seat.spec, seat.name, game.seed, **extra)
+            except (SpecError, ValueError, ImportError, AttributeError) as exc:
+                raise TableError(400, f"seats.{seat.name}: {exc}") from None
+        self.players = players
+        return players
+
+    def _recorder(self, seat: str) -> Any:
+        def record(call: dict[str, Any]) -> None:
+            if self.writer is not None:
+                self.writer.record_call(seat, call)
+
+        return record
+
+    def wall_clock(self) -> WallClock | None:
+        """McKay's games with a person at the table run on the wall clock (docs/rules/turns.md)."""
+        if self.variant not in MCKAY or not self.persons:
+            return None
+        try:
+            return WallClock(self.beat_seconds, seed=self.game.seed)
+        except ClockError as exc:
+            raise TableError(400, str(exc)) from None
+
+    def start(self) -> None:
+        """Write the header and play the game in a task of the running loop."""
+        self.clock = self.wall_clock()
+        extra: dict[str, Any] = {"table": self.id}
+        if self.clock is not None:
+            extra["clock"] = self.clock.describe()
+        specs = {seat.name: seat.recorded for seat in self.seats.values()}
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+        self.writer = TranscriptWriter(self.transcript, self.game, specs, extra=extra)
+        self.writer.track_usage(self.players)
+        self.launch(self._play())
+
+    def launch(self, coroutine: Any) -> None:
+        self.task = asyncio.get_running_loop().create_task(coroutine)
+
+    async def _play(self, resumed: Any = None) -> None:
+        """Play to the end; ``resumed`` is a resumed game's play (its observers already include this table)."""
+        from arena.run.orchestrator import run
+
+        assert self.writer is not None
+        aborted = None
+        try:
+            if resumed is None:
+                await run(self.game, self.players, [self.writer, self], clock=self.clock)
+            else:
+                await resumed
+        except asyncio.CancelledError:  # the server stops: the game stays unfinished, to be resumed
+            self.writer.close(self.game)
+            raise
+        except StopGame as exc:
+            aborted = str(exc) or "stopped"
+        except Exception as exc:  # a broken table must not take the server down
+            log.exception("table %s failed", self.id)
+            aborted = f"the server could not go on: {type(exc).__name__}"
+        # Model seats are not closed here: their HTTP clients are pooled per event loop and shared
+        # by every table's model seats (closing one table's would cut the others' off); the server
+        # closes the pool when it stops.
+        self.writer.close(self.game, aborted=aborted)
+        self.aborted = aborted
+        self.state = "over" if self.game.finished else "stopped"
+        self.finished_at = time.monotonic()
+        self.changed()
+
+    # ---- the observer -------------------------------------------------------------------------------
+    def __call__(self, game: Game) -> None:
+        """Observer: a change to the log wakes every poll on this table."""
+        stamps = self.stamps
+        if len(stamps) < len(game.log):
+            now = time.time()
+            stamps.extend(now for _ in range(len(game.log) - len(stamps)))
+        self.changed()
+
+    async def hold(self, game: Game) -> None:
+        """Between two steps (the orchestrator awaits it): the table's pace, if it has one."""
+        if self.pace and not game.finished:
+            await asyncio.sleep(self.pace)
+
+    def beat_started(self, beat: Beat) -> None:
+        self.beat = beat
+        self.changed()
+
+    def changed(self) -> None:
+        self.waiters.bump()
+
+    # ---- what a viewer receives ---------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.state != "playing"
+
+    def _dict(self, index: int) -> dict[str, Any]:
+        dicts, log_ = self._dicts, self.game.log
+        while len(dicts) <= index:
+            dicts.append(json.loads(dumps(log_[len(dicts)].to_dict())))  # actions as plain objects
+        return dicts[index]
+
+    def events_for(self, viewer: str | None, after: int, everything: bool = False) -> tuple[list[dict], list[list], list]:
+        """Events with seq > ``after`` that ``viewer`` may see (None: a watcher, the public view;
+        ``everything``: every view, for a watcher once the game is over), their sentences, and when
+        each reached the table (None for the events rebuilt by a resume)."""
+        log_ = self.game.log
+        stamps = self.stamps
+        events: list[dict] = []
+        lines: list[list] = []
+        times: list[float | None] = []
+        for index in range(max(0, after), len(log_)):
+            event = log_[index]
+            if everything:
+                pass
+            elif viewer is None:
+                if event.to is not None:
+                    continue
+            elif not event.visible_to(viewer):
+                continue
+            events.append(self._dict(index))
+            times.append(stamps[index] if index < len(stamps) else None)
+            line = line_of(event, viewer, self.word)
+            if line is not None:
+                lines.append([event.seq, *line])
+        return events, lines, times
+
+    def decision_for(self, seat: str) -> dict[str, Any] | None:
+        web = self.persons.get(seat)
+        posed = web.posed if web is not None else None
+        if posed is None or posed.answer.done():
+            return None
+        request = posed.request
+        now = asyncio.get_running_loop().time()
+        table = request.table
+        clock = request.clock
+        return {
+            "id": request.id,
+            "question": request.question,
+            "group": request.group,
+            "phase": request.phase,
+            "day": request.day,
+            "role": request.role,
+            "talk": request.talk,
+            "max_speech": request.max_speech,
+            "clock": None if clock is None else {"unit": clock.unit, "left": clock.left, "total": clock.total},
+            "default": dump_action(posed.default),
+            "options": options_json(request),
+            "seats": list(request.seats),
+            "alive": list(request.alive),
+            "claims": claims_allowed(request),
+            "claim_roles": list(table.claim_roles) if table is not None else [],
+            "feedback": posed.feedback,
+            "left": None if posed.deadline is None else round(max(0.0, posed.deadline - now), 3),
+        }
+
+    def seat_state(self, seat: str, after: int) -> dict[str, Any]:
+        events, lines, times = self.events_for(seat, after)
+        now = asyncio.get_running_loop().time()
+        web = self.persons.get(seat)
+        return {
+            "table": self.id,
+            "variant": self.variant,
+            "seat": seat,
+            "seats": list(self.game.seats),
+            "events": events,
+            "lines": lines,
+            "times": times,
+            "decision": self.decision_for(seat),
+            "beat": beat_json(web.beat if web is not None else self.beat, now),
+            "over": self.over,
+            "state": self.state,
+            "aborted": self.aborted,
+            "version": self.waiters.version,
+        }
+
+    def watch_state(self, after: int, live_views: bool) -> dict[str, Any]:
+        everything = self.over or (live_views and not self.persons)
+        events, lines, times = self.events_for(None, after, everything)
+        now = asyncio.get_running_loop().time()
+        return {
+            "table": self.id,
+            "variant": self.variant,
+            "seats": list(self.game.seats),
+            "events": events,
+            "lines": lines,
+            "times": times,
+            "all_views": everything,
+            "beat": beat_json(self.beat, now),
+            "over": self.over,
+            "state": self.state,
+            "aborted": self.aborted,
+            "version": self.waiters.version,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "table": self.id,
+            "variant": self.variant,
+            "seats": {s.name: (PERSON if s.spec == PERSON else s.spec) for s in self.seats.values()},
+            "state": self.state,
+            "day": self.game.day,
+            "created": self.created,
+            "watch": f"/tables/{self.id}/watch",
+        }
+
+    # ---- answers ----------------------------------------------------------------------------------
+    def answer(self, seat: str, body: Any) -> None:
+        """Hand a page's answer to its seat, or raise a TableError (422 with the engine's reason)."""
+        if not isinstance(body, dict):
+            raise TableError(400, "the body must be a JSON object")
+        if self.over:
+            raise TableError(409, "the game is over")
+        limit = self.limits.get(seat)
+        if limit is None:
+            limit = self.limits[seat] = RateLimit(*self.answer_rate)
+        if not limit.take():
+            raise TableError(429, "too many answers: wait a moment")
+        web = self.persons[seat]
+        posed = web.posed
+        decision = body.get("decision")
+        if posed is None or posed.answer.done() or decision != posed.request.id:
+            raise TableError(409, "that decision is not open (any more): reload the state")
+        raw = body.get("action")
+        if not isinstance(raw, dict):
+            raise TableError(422, "action must be an object with a kind")
+        raw = {k: v for k, v in raw.items() if k != "thought"}  # a person's reasoning stays in their head
+        try:
+            action = parse_action(raw)
+        except ValidationError as exc:
+            raise TableError(422, first_error(exc)) from None
+        reason = self.game.validate(posed.request, action)
+        if reason is not None:
+            raise TableError(422, reason)
+        web.deliver(posed.request.id, action)
+
+
+class ArchivedTable:
+    """A finished (or stopped, or not resumable) table served from its files, not memory."""
+
+    def __init__(self, record: Mapping[str, Any], data: Path) -> None:
+        self.id = str(record["id"])
+        self.variant = str(record["variant"])
+        self.created = float(record.get("created", 0))
+        self.seats = {
+            s["name"]: Seat(s["name"], s["spec"], s.get("person"), s.get("token_sha256")) for s in record.get("seats", [])
+        }
+        self.data = data
+        self.persons: dict[str, Any] = {}
+        self.waiters = Waiters()
+        self._cache: tuple[float, Any] | None = None
+
+    @property
+    def transcript(self) -> Path:
+        return self.data / "transcripts" / f"{self.id}.jsonl"
+
+    def _read(self) -> Any:
+        try:
+            stamp = self.transcript.stat().st_mtime
+        except OSError:
+            raise TableError(404, "this table's transcript is gone") from None
+        if self._cache is None or self._cache[0] != stamp:
+            try:
+                self._cache = (stamp, read_transcript(self.transcript))
+            except TranscriptError as exc:
+                raise TableError(500, str(exc)) from None
+        return self._cache[1]
+
+    @property
+    def state(self) -> str:
+        try:
+            transcript = self._read()
+        except TableError:
+            return "lost"
+        return "over" if transcript.complete else "stopped"
+
+    over = True
+
+    def _events(self, viewer: str | None, after: int, everything: bool) -> tuple[list[dict], list[list]]:
+        transcript = self._read()
+        word = day_word(self.variant)
+        events: list[dict] = []
+        lines: list[list] = []
+        for raw in transcript.events[max(0, after) :]:
+            to = raw.get("to")
+            if not everything and to is not None and (viewer is None or viewer not in to):
+                continue
+            events.append(raw)
+            line = line_of(Event.from_dict(raw), viewer, word)
+            if line is not None:
+                lines.append([raw["seq"], *line])
+        return events, lines
+
+    def _common(self) -> dict[str, Any]:
+        transcript = self._read()
+        return {
+            "table": self.id,
+            "variant": self.variant,
+            "seats": list(transcript.header.get("seats", [])),
+            "decision": None,
+            "beat": None,
+            "over": True,
+            "state": self.state,
+            "aborted": transcript.aborted or (None if transcript.summary else "the game was interrupted"),
+            "version": 0,
+        }
+
+    def seat_state(self, seat: str, after: int) -> dict[str, Any]:
+        events, lines = self._events(seat, after, False)
+        return {**self._common(), "seat": seat, "events": events, "lines": lines, "times": [None] * len(events)}
+
+    def watch_state(self, after: int, live_views: bool) -> dict[str, Any]:
+        events, lines = self._events(None, after, True)
+        return {**self._common(), "events": events, "lines": lines, "times": [None] * len(events), "all_views": True}
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "table": self.id,
+            "variant": self.variant,
+            "seats": {s.name: s.spec for s in self.seats.values()},
+            "state": self.state,
+            "created": self.created,
+            "watch": f"/tables/{self.id}/watch",
+        }
+
+    def answer(self, seat: str, body: Any) -> None:
+        raise TableError(409, "the game is over")
+
+
+@dataclass
+class Created:
+    table: Table
+    tokens: dict[str, str] = field(default_factory=dict)
+
+
+def new_table(setup: TableSetup, data: Path) -> Created:
+    """Build a table from a checked set-up (not started yet): its game, tokens and players."""
+    table_id = secrets.token_urlsafe(9)
+    try:
+        game = setup.variant([s.name for s in setup.seats], setup.options, setup.seed)
+    except RulesError as exc:
+        raise TableError(400, str(exc)) from None
+    tokens: dict[str, str] = {}
+    for seat in setup.seats:
+        if seat.spec == PERSON:
+            token = secrets.token_urlsafe(24)
+            tokens[seat.name] = token
+            seat.token_sha256 = token_hash(token)
+    table = Table(table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace)
+    table.build_players()
+    return Created(table, tokens)

@@ -1,0 +1,193 @@
+"""``until_decided``: anytime-valid confidence sequences, rounds on undecided pairings, and what the
+run and the leaderboard say (issue 23.3–23.4). Fast: small tables, fixed seeds; the measured games
+and error rates come from benchmarks/until_decided.py (docs/tournaments.md)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from arena.cli import main
+from arena.run.config import ConfigError
+from arena.tournament.calibration import play_until_decided
+from arena.tournament.config import parse_tournament
+from arena.tournament.design import build_design, build_round
+from arena.tournament.sequential import (
+    ALIKE,
+    DIFFERENT,
+    GRID,
+    ConfidenceSequence,
+    Tracker,
+    closed_rejections,
+    decide,
+    family,
+)
+
+RACE = """name = "race"
+until_decided = true
+max_games = {budget}
+concurrency = 2
+[models]
+bot = "bot"
+random = "random"
+[[variants]]
+name = "classic"
+players = 7
+"""
+
+
+def test_the_interval_narrows_on_the_true_mean_and_excludes_zero_on_a_sure_thing() -> None:
+    rng = np.random.default_rng(1)
+    cs = ConfidenceSequence(0.05)
+    cs.update(rng.choice([-1.0, 0.0, 1.0], p=[0.2, 0.3, 0.5], size=2000))  # mean 0.3
+    lo, hi = cs.interval()
+    assert lo < 0.3 < hi and hi - lo < 0.2
+    sure = ConfidenceSequence(0.05)
+    sure.update([1.0] * 12)
+    assert sure.interval()[0] > 0
+
+
+def test_checking_after_every_value_keeps_the_error_below_alpha() -> None:
+    """200 null sequences of symmetric values, checked after each of 300: at most α of them ever
+    exclude the true mean 0 (Ville's inequality; a fixed-n test checked this often would pass 20%)."""
+    rng = np.random.default_rng(7)
+    zero = int(np.argmin(np.abs(GRID)))
+    ever = 0
+    for _ in range(200):
+        cs = ConfidenceSequence(0.05)
+        for x in rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=300):
+            cs.update([x])
+            if cs.excluded[zero]:
+                ever += 1
+                break
+    assert ever / 200 <= 0.05
+
+
+def test_closed_testing_lets_plain_differences_carry_the_rest() -> None:
+    """Three e-values of 30 at α = 0.05: Bonferroni (60 each) calls none, closed testing all three
+    (every mean of them is 30 ≥ 20); beside a null one (0.5) a 30 is not enough, a 1 000 is."""
+    threshold = np.log(20.0)
+    assert closed_rejections(np.log([30.0, 30.0, 30.0]), threshold).tolist() == [True, True, True]
+    assert closed_rejections(np.log([30.0, 0.5]), threshold).tolist() == [False, False]
+    assert closed_rejections(np.log([1000.0, 30.0, 0.5]), threshold).tolist() == [True, False, False]
+
+
+def test_a_decision_stands_and_says_when() -> None:
+    tracker = Tracker(["a", "b"], ["classic"])
+    state = tracker.look_values(1, [[1.0] * 6], 12)
+    assert state.decisions[0].status == "undecided"
+    for r in range(2, 6):
+        state = tracker.look_values(r, [[1.0] * 6], 12)
+    (d,) = state.decisions
+    assert d.status == DIFFERENT and d.better == "a" and d.games is not None and d.round is not None
+    when = d.round
+    tracker.look_values(6, [[-1.0] * 3], 6)
+    assert d.status == DIFFERENT and d.round == when
+    assert state.done and state.needed_pairings(["a", "b"]) == set()
+
+
+def test_the_family_has_the_skill_differences_with_three_models_and_pairings_follow() -> None:
+    decisions = family(["x", "y", "z"], ["classic", "duel"])
+    kinds = sorted({(d.variant, d.kind) for d in decisions})
+    assert kinds == [("classic", "deception"), ("classic", "detection"), ("classic", "overall"), ("duel", "overall")]
+    skill = next(d for d in decisions if d.kind == "deception" and (d.a, d.b) == ("x", "y"))
+    assert skill.pairings(["x", "y", "z"]) == {("x", "z"), ("y", "z")}
+
+
+def test_a_round_plays_only_the_pairings_asked_for_on_the_same_deal() -> None:
+    config = parse_tournament(
+        {"seed": 3, "games": 6, "models": {"a": "bot", "b": "bot", "c": "random"}, "variants": [{"name": "classic"}]}
+    )
+    full = build_design(config)
+    part = build_round(config, 1, {("a", "c")})
+    assert {s.pairing for s in part} == {"a~c"} and len(part) == 2
+    assert {s.key: s.seed for s in part}.items() <= {s.key: s.seed for s in full}.items()
+
+
+def test_bot_against_random_is_decided_in_a_few_games() -> None:
+    state = play_until_decided({"bot": "bot", "random": "random"}, [{"name": "classic", "players": 7}], 5, 200)
+    (d,) = state.decisions
+    assert d.status == DIFFERENT and d.better == "bot" and d.games is not None and d.games <= 60
+
+
+def test_three_copies_of_one_player_are_never_called_different() -> None:
+    """One A/A run with a check after every round until the budget: nothing called different,
+    and the comparisons the run decided are 'alike'."""
+    seen = []
+    state = play_until_decided(
+        {"x": "random", "y": "random", "z": "random"}, [{"name": "classic", "players": 7}], 2, 120, look=seen.append
+    )
+    assert len(seen) == 20 and state.games == 120
+    assert all(d.status in (ALIKE, "undecided") for d in state.decisions)
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [({"until_decided": True}, "give max_games"), ({"max_games": 100}, "applies with until_decided")],
+)
+def test_the_budget_goes_with_until_decided(extra: dict, words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        parse_tournament({"models": {"a": "bot", "b": "random"}, "variants": [{"name": "classic"}], **extra})
+
+
+def test_a_run_until_decided_stops_reports_and_resumes(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "race.toml").write_text(RACE.format(budget=200))
+    assert main(["tournament", "race.toml", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "until decided: 1/1 comparisons decided" in out and "bot better after round" in out
+    assert main(["leaderboard", "transcripts/race.sqlite", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    block = report["until_decided"]
+    assert block["done"] and block["games"] == report["games"] < 200
+    (d,) = block["decisions"]
+    assert d["status"] == "different" and d["better"] == "bot" and d["decided_games"] == report["games"]
+    assert main(["leaderboard", "transcripts/race.sqlite", "--json", "--evidence"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["skill_evidence"] is True
+    assert main(["tournament", "race.toml", "--quiet"]) == 0  # resumed: decided already, nothing to play
+    assert "0 games played" in capsys.readouterr().out
+
+
+def test_the_command_line_turns_it_on_and_checks_the_budget(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fixed.toml").write_text(RACE.replace("until_decided = true\nmax_games = {budget}\n", "games = 2\n"))
+    assert main(["tournament", "fixed.toml", "--until-decided"]) == 2
+    assert "needs a budget" in capsys.readouterr().err
+    assert main(["tournament", "fixed.toml", "--max-games", "40"]) == 2
+    assert main(["tournament", "fixed.toml", "--until-decided", "--max-games", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "budget spent" in out and "undecided" in out
+
+
+def test_decide_replays_only_the_rounds_before() -> None:
+    from arena.tournament.calibration import play_tournament
+    from arena.tournament.results import Results
+
+    results = Results.from_records(play_tournament({"bot": "bot", "random": "random"}, [{"name": "classic", "players": 7}], 3, 1))
+    assert decide(results, before=3).games == 4 and decide(results).games == 6
+
+
+@pytest.fixture(scope="module")
+def liar_detective():
+    """30 rounds of liar, detective and random on classic 7, fixed seed (played once for both tests)."""
+    from arena.tournament.calibration import play_tournament
+    from arena.tournament.results import Results
+
+    models = {"liar": "bot?mafia=1&town=0.2", "detective": "bot?mafia=0.2&town=1", "random": "random"}
+    return Results.from_records(play_tournament(models, [{"name": "classic", "players": 7}], 30, 3))
+
+
+@pytest.mark.parametrize("evidence", [False, True])
+def test_the_skill_model_tells_the_liar_from_the_detective(liar_detective, evidence: bool) -> None:
+    """Ground truth (issue 23.2): liar (mafia=1&town=0.2) > detective (mafia=0.2&town=1) on deception,
+    the reverse on detection, both significant after Holm — 30 rounds of classic 7, a fixed seed (the
+    games each needs, measured over many runs on classic 9: docs/tournaments.md)."""
+    from arena.tournament.skills import skill_report
+
+    report = skill_report(liar_detective, resamples=50, evidence=evidence)
+    found = {(d.skill, d.a, d.b): d for d in report.differences}
+    deception, detection = found[("deception", "detective", "liar")], found[("detection", "detective", "liar")]
+    assert deception.significant and deception.diff.estimate < 0  # the liar deceives better
+    assert detection.significant and detection.diff.estimate > 0  # the detective detects better
