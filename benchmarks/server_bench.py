@@ -45,6 +45,7 @@ def main() -> int:
     parser.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True, help="the server's --cache true")
     parser.add_argument("--structured", default="", help="force a mode (?structured=...)")
     parser.add_argument("--context", type=int, default=8192, help="the server's --n_ctx")
+    parser.add_argument("--server-log", default="", help="keep the server's output in this file")
     args = parser.parse_args()
     missing = available()
     if missing:
@@ -52,7 +53,8 @@ def main() -> int:
         return 2
     server_args = ["--n_ctx", str(args.context)] + (["--cache", "true"] if args.cache else [])
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp, real_server(*server_args) as url:
+    server_log = Path(args.server_log) if args.server_log else None
+    with tempfile.TemporaryDirectory() as tmp, real_server(*server_args, log=server_log) as url:
         spec = f"openai:{ALIAS}@{url}" + (f"?structured={args.structured}" if args.structured else "")
         argv = ["play", args.variant, "--seed", str(args.seed), "--quiet", "--transcripts", tmp, "--seats", spec]
         if args.variant in ("classic", "cove", "village"):
@@ -86,6 +88,9 @@ def main() -> int:
     print(f"calls {calls}, decisions {decisions}, forfeits {forfeits} ({share:.1%}), {per:.1f} s per decision")
     if summary.get("aborted"):
         print(f"aborted: {summary['aborted']}")
+        if server_log is not None and server_log.exists():  # why the server stopped, if it said
+            tail = server_log.read_bytes().decode("utf-8", "replace").splitlines()[-5:]
+            print("server's last lines:\n" + "\n".join(tail))
     return code
 
 

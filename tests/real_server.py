@@ -56,14 +56,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def real_server(*args: str, port: int | None = None) -> Iterator[str]:
+def real_server(*args: str, port: int | None = None, log: Path | None = None) -> Iterator[str]:
     """The server's base URL (``http://127.0.0.1:PORT/v1``) while the block runs; ``args`` are more
-    ``llama_cpp.server`` options (``--cache``, ``true``)."""
+    ``llama_cpp.server`` options (``--cache``, ``true``); ``log`` keeps the server's output."""
     port = port or free_port()
     command = [sys.executable, __file__, "--model", str(model_file()), "--model_alias", ALIAS]
     command += ["--host", "127.0.0.1", "--port", str(port), *args]
-    log = open(os.devnull, "wb")  # noqa: SIM115 - closed below, after the process
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    sink = open(log or os.devnull, "wb")  # noqa: SIM115 - closed below, after the process
+    process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -88,7 +88,7 @@ def real_server(*args: str, port: int | None = None) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-        log.close()
+        sink.close()
 
 
 def _serve() -> None:
