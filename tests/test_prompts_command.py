@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ def played(tmp_path_factory) -> dict[str, Any]:
         monkey.undo()
     received: dict[str, list[dict[str, Any]]] = {}
     for entry in server.log:
+        system = str((entry["body"].get("messages") or [{}])[0].get("content"))
+        if re.search(r"Seats in order: \w+, \w+\.\n", system):
+            continue  # the check's mode probe (a duel's first beat, arena/players/llm/modes.py): no game call
         received.setdefault(entry["player"], []).append(entry["body"])
     (path,) = (tmp / "t").glob("*.jsonl")
     return {"code": code, "path": path, "received": received}

@@ -81,7 +81,7 @@ def test_a_recorded_game_replays_with_identical_events(recorded, capsys, tmp_pat
     original = transcript_in(recorded["tmp"] / "recorded")
     assert original.complete and original.calls
     data = load(cassette)
-    assert len(data["interactions"]) == len(original.calls) == recorded["requests"] - 2  # the checks are not in it
+    assert len(data["interactions"]) == len(original.calls) == recorded["requests"] - 4  # not the checks, nor their mode probes
     assert data["metadata"]["arena_game"]["seed"] == 11
     for interaction in data["interactions"]:  # credentials never recorded
         headers = {name.lower() for name in interaction["request"]["headers"]}

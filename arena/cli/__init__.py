@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from arena.cli.base import USAGE_ERROR, CliError, Parser, variant_class
-from arena.cli.calls import check_model_seats, model_calls_option
+from arena.cli.calls import check_model_seats, model_calls_option, seat_modes
 from arena.cli.usage_table import print_usage
 from arena.engine import Game, RulesError
 from arena.run.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
@@ -173,8 +173,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         calls.check(game, specs)
     if calls is None or calls.mode != "replay":  # a replay never touches the network
         check_model_seats(players)
+    else:
+        calls.use_recorded_modes(players)
     try:
-        writer = TranscriptWriter.create(Path(args.transcripts), game, specs, {"clock": clock.describe()} if clock else None)
+        extra: dict[str, Any] = {"clock": clock.describe()} if clock else {}
+        if seat_modes(players):
+            extra["structured"] = seat_modes(players)
+        writer = TranscriptWriter.create(Path(args.transcripts), game, specs, extra or None)
     except OSError as exc:
         raise CliError(f"cannot write transcripts to {args.transcripts}: {exc.strerror or exc}") from None
     sink.append(writer)

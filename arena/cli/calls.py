@@ -50,10 +50,18 @@ def check_model_seats(players: Mapping[str, Any]) -> float:
     from arena.players.llm.preflight import run_preflight
 
     started = time.perf_counter()
-    problems = run_preflight(seats)
+    probes: list[Any] = []
+    problems = run_preflight(seats, probes)
     if problems:
         raise _cli_error("; ".join(p.line() for p in problems) + " (no game was started)")
+    for probe in probes:  # once per endpoint: the structured mode its seats play in, and why
+        print(f"{probe.line()} (checked in {probe.seconds:.1f} s)", flush=True)
     return time.perf_counter() - started
+
+
+def seat_modes(players: Mapping[str, Any]) -> dict[str, str]:
+    """Each model seat's structured mode, for the transcript header."""
+    return {seat: p.profile.mode for seat, p in players.items() if hasattr(getattr(p, "profile", None), "mode")}
 
 
 @dataclass
@@ -105,14 +113,21 @@ class ModelCalls:
 
         try:
             with calls_cassette(self.path, self.mode) as cassette:
-                if self.mode == "record":
-                    stamp(cassette, game_stamp(game, specs))
+                if self.mode == "record":  # with the modes the check picked: a replay plays in them
+                    stamp(cassette, {**game_stamp(game, specs), "structured": seat_modes(players)})
                 try:
                     yield
                 finally:
                     self.exchanges = cassette.play_count if self.mode == "replay" else len(cassette)
         finally:
             self.model_calls = sum(len(getattr(p, "calls", ())) for p in network_seats(players).values())
+
+    def use_recorded_modes(self, players: Mapping[str, Any]) -> None:
+        """A replay is not checked: its seats play in the modes the recording's check picked."""
+        modes = (self.recorded() or {}).get("structured") or {}
+        for seat, player in network_seats(players).items():
+            if isinstance(modes.get(seat), str) and player.profile.probed:
+                player.set_mode(modes[seat])
 
     def report(self, console: Console) -> None:
         """One line after the game: how many exchanges went to or came from the cassette."""

@@ -64,7 +64,7 @@ def _answer(player: Any, event: dict[str, Any], attempt: int) -> None:
     action = dict(data["action"])
     kind = str(action.pop("kind", ""))
     raw = json.dumps(action, ensure_ascii=False)
-    if player.profile.structured != "tools" or player.profile.provider == "local":
+    if player.profile.mode not in ("tools", "tools_auto") or player.profile.provider == "local":
         player.conversation.answer(json.dumps(data["action"], ensure_ascii=False))
         return
     call_id = f"call_{data['request']}_{attempt}"

@@ -2,8 +2,9 @@
 
 Numbers are never cut: every number column is exactly as wide as its widest cell (or its header's
 longest word), and when the whole table does not fit the console, the columns that do not fit go
-to a second table (and a third …), each repeating the seat. The seat spec is the one column that
-may fold onto several lines.
+to a second table (and a third …), each repeating the seat. A long seat spec
+(``openai:smollm2@http://127.0.0.1:18080/v1?structured=json_object``, which folded into six lines of
+a narrow column) shows as a short label in the table and in full once below it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.text import Text
 from arena.engine import Game
 
 SPEC_WIDTH = 12  # the seat spec folds beyond this when the console is narrow
+LABEL_WIDTH = 24  # a spec longer than this gets a short label in the table, and is written out below
 BORDER = 3  # a box column's overhead: one rule and one space each side
 
 
@@ -65,6 +67,27 @@ def fit_tables(title: str, key: Column, columns: Sequence[Column], width: int, b
     return tables
 
 
+def short_labels(specs: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Spec -> its label in the table, and the lines that spell out each shortened one.
+
+    A long spec is cut to ``provider:model`` (its ``@URL`` and ``?options`` go to the line below);
+    two different long specs with the same model are told apart by a number.
+    """
+    labels: dict[str, str] = {}
+    notes: list[str] = []
+    used: dict[str, int] = {}
+    for spec in dict.fromkeys(specs):
+        if len(spec) <= LABEL_WIDTH:
+            labels[spec] = spec
+            continue
+        base = spec.split("?")[0].split("@")[0]
+        used[base] = used.get(base, 0) + 1
+        label = base if used[base] == 1 else f"{base} ({used[base]})"
+        labels[spec] = label
+        notes.append(f"{label} = {spec}")
+    return labels, notes
+
+
 def _forfeits(game: Game | None) -> dict[str, int]:
     if game is None:
         return {}
@@ -99,6 +122,7 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
     if not rows:
         return
     forfeits = _forfeits(game)
+    labels, notes = short_labels([spec for _, spec, _, _, _ in rows])
     priced = any(usage.cost for _, _, usage, _, _ in rows)
     lines: list[list[str]] = []
 
@@ -110,7 +134,7 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
         lines.append(cells)
 
     for name, spec, u, seconds, busy in rows:
-        line(name, spec, u.calls, u.input_tokens, u.cached_tokens, u.output_tokens, seconds, busy, u.cost,
+        line(name, labels[spec], u.calls, u.input_tokens, u.cached_tokens, u.output_tokens, seconds, busy, u.cost,
              forfeits.get(name) if game is not None else None, u.transport_failures)  # fmt: skip
     if len(rows) > 1:
         sums = [sum(getattr(r[2], key) for r in rows) for key in ("calls", "input_tokens", "cached_tokens", "output_tokens")]
@@ -125,6 +149,8 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
     faults = [Column("forfeits", list(cells[9])), Column("transport failures", list(cells[10]))]
     for table in fit_tables("model usage", columns[0], columns[1:] + faults, console.width, len(rows) > 1):
         console.print(table)
+    for note in notes:
+        console.print(Text(note), highlight=False)
     if not priced:  # a missing column must not read as free calls
         unpriced = "no cost column: no model seat has prices (price_input and price_output of a profile in configs/models.toml)"
         console.print(Text(unpriced), highlight=False)

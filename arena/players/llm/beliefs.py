@@ -71,9 +71,9 @@ class BeliefQuestion:
         observed = conv.env.get_template("blocks/observations.j2").render(events=events, me=player.name)
         self.schemas = KindSchemas(belief_schema(self.candidates), player.profile.strict_schema)
         text = f"{observed}\n\n{QUESTION}\nPlayers: {', '.join(self.candidates)}."
-        if player.profile.structured == "tools":
+        if player.profile.mode in ("tools", "tools_auto"):
             text += f"\nCall the `{KIND}` tool."
-        elif player.profile.structured == "json_text":
+        elif player.profile.mode == "json_text":
             schema = json.dumps(self.schemas.union(), ensure_ascii=False, indent=1)
             text += f"\nAnswer with only one JSON object matching this JSON schema:\n```json\n{schema}\n```"
         conv.messages.append(conv.user_turn(_tidy(text), events))  # after a tool call: its result first

@@ -104,6 +104,33 @@ def grammar_schema(schemas: KindSchemas, speech: int = SPEECH_CHARS) -> dict[str
     }
 
 
+#: a speech's bound in a server's grammar (json_object mode): a few sentences, within the game's limit
+SERVER_SPEECH_CHARS = 300
+
+
+def server_schema(schemas: KindSchemas, speech: int = SERVER_SPEECH_CHARS) -> dict[str, Any]:
+    """:func:`grammar_schema` in plain JSON Schema, for a server that makes its own grammar of it
+    (llama-cpp-python's ``response_format: {"type": "json_object", "schema": …}``).
+
+    The same bounds as a local model's grammar, as ``minLength``/``maxLength`` (the server's
+    converter supports them) instead of our word rules: without them a free string may run to the
+    token limit (measured: SmolLM2-135M on llama-cpp-python's server wrote a speech of 1,024 tokens
+    that never closed its quote, 189 s for one forfeited try), and ``thought`` and ``claim`` left out.
+    """
+
+    def plain(node: Any) -> Any:
+        if isinstance(node, list):
+            return [plain(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if TEXT in node:
+            fewest, most = node[TEXT]
+            return {"type": "string", "minLength": fewest, "maxLength": most}
+        return {key: plain(value) for key, value in node.items()}
+
+    return plain(grammar_schema(schemas, speech))
+
+
 # ---- free text as words ------------------------------------------------------------------------------
 def text_rules(fewest: int, most: int, letters: int = WORD_LETTERS) -> tuple[str, dict[str, str]]:
     """GBNF rules of a text of ``fewest``..``most`` characters made of words: (start rule, rules).

@@ -34,11 +34,23 @@ from arena.engine import ActionBase, DecisionRequest, View, dump_action
 from arena.players.base import Answer, GiveUp, Malformed
 from arena.players.redact import install_log_redaction, redact, register_key
 
+from .modes import picked
 from .profiles import Profile
 from .prompt import Conversation, make_env
-from .providers import Reply, backend_for, retry_after, transport_error
+from .providers import Reply, backend_for, context_full, error_body, refused, retry_after, transport_error
 from .schema import KindSchemas
-from .transport import CassetteMiss, EndpointDown, ReplayMismatch, breaker_for, cassette_miss, endpoint_label
+from .transport import (
+    FORMAT_STREAK,
+    CassetteMiss,
+    EndpointDown,
+    FormatStop,
+    ReplayMismatch,
+    RequestRefused,
+    advice,
+    breaker_for,
+    cassette_miss,
+    endpoint_label,
+)
 from .usage import Usage
 
 log = logging.getLogger("arena.players.llm")
@@ -120,6 +132,16 @@ def _validation_text(exc: ValidationError) -> str:
     return "your answer does not fit the schema: " + "; ".join(problems)
 
 
+def prompt_mode(mode: str) -> str:
+    """The prompts' wording for a mode: json_object reads like json_schema, tools_auto like tools."""
+    return {"json_object": "json_schema", "tools_auto": "tools"}.get(mode, mode)
+
+
+def _reason_key(error: str) -> str:
+    """A rejection's reason without its particulars: ``the reply is not valid JSON``."""
+    return error.split("(")[0].split(":")[0].strip()
+
+
 def _json_from_text(text: str) -> Any:
     """The JSON object in a text reply (code fences and prose around it tolerated)."""
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, flags=re.DOTALL)
@@ -174,7 +196,15 @@ class LLMPlayer:
         else:
             self.backend = backend_for(profile)
         short = profile.prompt == "short"
-        self.conversation = Conversation(name, variant, options, profile.structured, make_env(), short=short)
+        self.conversation = Conversation(name, variant, options, prompt_mode(profile.mode), make_env(), short=short)
+        self.variant, self.options = variant, dict(options or {})
+        self.forced = profile.structured is not None  # the spec or profile set the mode (not the check)
+        mode = picked(profile)
+        if mode is not None:  # the check already asked this server (a tournament's later games)
+            self.set_mode(mode)
+        retries = self.options.get("retries", 2)
+        self._tries_allowed = (retries if isinstance(retries, int) else 2) + 1  # the engine's tries per decision
+        self._streak: tuple[str, int] = ("", 0)  # (format reason, decisions in a row lost for it)
         self.usage = Usage(model=profile.model)
         self.calls: list[dict[str, Any]] = []
         self._last_prompt = ""
@@ -186,6 +216,13 @@ class LLMPlayer:
 
     def __repr__(self) -> str:  # never shows the key
         return f"LLMPlayer({self.name!r}, {self.spec!r})"
+
+    def set_mode(self, mode: str) -> None:
+        """Play in ``mode`` (the check before the game picked it for this seat's server)."""
+        self.profile = self.profile.model_copy(update={"structured": mode})
+        self.backend = backend_for(self.profile)
+        self.conversation.mode = prompt_mode(mode)
+        self._fixed = None
 
     # ---- plumbing -----------------------------------------------------------------------------
     def _client(self) -> Any:
@@ -247,6 +284,9 @@ class LLMPlayer:
             if miss is not None:
                 raise miss from None
             retryable, _ = transport_error(exc)
+            if refused(exc) and not context_full(exc):
+                reason = f"{getattr(exc, 'status_code', '?')} {redact(error_body(exc))}"
+                raise RequestRefused(endpoint_label(profile), reason, _error_text(exc), profile, self.forced) from None
             why = "gave up after retries" if retryable else "not retryable"
             faults.append(_fault(exc))
             if retryable:
@@ -275,7 +315,11 @@ class LLMPlayer:
         """
         wide = request.repertoire
         strict = self.profile.strict_schema
-        if wide is None or self.profile.structured == "json_text" or self.profile.provider == "local":
+        if self.profile.mode == "json_object":  # a server's grammar: the decision's own schema (providers.py)
+            exact = KindSchemas(request.json_schema(), False)
+            exact.speech = request.max_speech  # type: ignore[attr-defined]  # the grammar's speech bound
+            return exact, request.parse
+        if wide is None or self.profile.mode == "json_text" or self.profile.provider == "local":
             return KindSchemas(request.json_schema(), strict), request.parse
         if self._fixed is None or self._fixed[0] is not wide:
             self._fixed = (wide, KindSchemas(wide.json_schema(), strict))
@@ -288,7 +332,7 @@ class LLMPlayer:
         and the call's record. ``arena prompts`` calls it to show what a model would be sent."""
         conv = self.conversation
         schemas, parse = self._schemas(request)
-        mode = self.profile.structured
+        mode = self.profile.mode
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
         shared_before = len(conv.messages)
         conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
@@ -376,13 +420,14 @@ class LLMPlayer:
             log.error("%s: no answer for request %d: %s", self.name, request.id, exc)
             self._emit(record)
             return GiveUp(exc.why)
-        except EndpointDown as exc:
+        except (EndpointDown, RequestRefused) as exc:
             if exc.call_error is not None:  # this call failed and tripped the breaker: it is on the record
                 record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=exc.call_error)
                 self.usage.latency += record["latency"]
                 self.usage.transport_failures += 1
                 self._emit(record)
-            log.error("%s: stopping the game at request %d: %s", self.name, request.id, exc)
+            if isinstance(exc, EndpointDown):  # a refused request is the stop's own one line
+                log.error("%s: stopping the game at request %d: %s", self.name, request.id, exc)
             raise
         except CassetteMiss as exc:
             raise ReplayMismatch(
@@ -413,7 +458,28 @@ class LLMPlayer:
         else:
             record.update(outcome="ok", error=None, action=dump_action(answer))
         self._emit(record)
+        self._count_format(request, record["try"], answer)
         return answer
+
+    def _count_format(self, request: DecisionRequest, attempt: int, answer: ActionBase | Malformed) -> None:
+        """Count decisions lost for one format reason in a row; at :data:`FORMAT_STREAK` the game stops.
+
+        A decision is lost when its last allowed try is malformed (the engine forfeits it next).
+        An answer that parses (even one the engine then rejects) ends the streak.
+        """
+        if not isinstance(answer, Malformed):
+            self._streak = ("", 0)
+            return
+        if attempt < self._tries_allowed:
+            return
+        key = _reason_key(answer.error)
+        count = self._streak[1] + 1 if self._streak[0] == key else 1
+        self._streak = (key, count)
+        if count >= FORMAT_STREAK:
+            raise FormatStop(
+                f"seat {self.name} ({self.spec}): {count} decisions in a row lost in mode {self.profile.mode} "
+                f"({key}: {answer.error[:160]}); {advice(self.profile, self.forced)}"
+            )
 
     def _interpret(
         self, request: DecisionRequest, schemas: KindSchemas, reply: Reply, parse: Callable[[Any], ActionBase] | None = None

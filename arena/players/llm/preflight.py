@@ -16,6 +16,10 @@ What is asked (nothing is generated, nothing is billed, except the last resort b
   only a 404 (or a 400 about the model) to that fails the seat (a timeout does not: the server
   answered its list, and a server loading a model may take a while to answer).
 
+Then a seat on a server of its own is asked one real decision per candidate structured mode, to
+pick the mode that server takes (:mod:`arena.players.llm.modes`); a forced mode (``?structured=``)
+that the server refuses fails the check with the server's reason.
+
 A 429 or 5xx is not a verdict: the endpoint answered, and the game's retry policy and breaker deal
 with a busy provider. ``local`` seats are not checked here (a missing model file is already one
 line when the seat is made). Every text taken from a provider goes through
@@ -33,6 +37,7 @@ from typing import Any
 
 from arena.players.redact import redact
 
+from .modes import remember
 from .profiles import Profile
 from .providers import backend_for
 from .transport import endpoint_label
@@ -183,8 +188,14 @@ async def check(profile: Profile, key: str | None) -> str | None:
         await client.close()
 
 
-async def preflight(players: Mapping[str, Any]) -> list[Problem]:
-    """Check every model seat of ``players`` (seat -> player) in parallel; the problems found."""
+async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None) -> list[Problem]:
+    """Check every model seat of ``players`` (seat -> player) in parallel; the problems found.
+
+    A seat on a server of its own (``@URL``) that passes is then asked one real decision per
+    candidate mode (:mod:`arena.players.llm.modes`), once per endpoint and model: every seat of the
+    group plays in the mode found. ``probes`` receives each :class:`~arena.players.llm.modes.Probe`
+    (for the caller's one line per endpoint).
+    """
     groups: dict[tuple[str, ...], list[str]] = {}
     subjects: dict[tuple[str, ...], Any] = {}
     for seat, player in players.items():
@@ -204,13 +215,48 @@ async def preflight(players: Mapping[str, Any]) -> list[Problem]:
     finally:
         for _, client in clients.values():
             await client.close()
-    return [
+    problems = [
         Problem(groups[i], getattr(subjects[i], "spec", subjects[i].profile.name), cause)
         for i, cause in zip(idents, causes, strict=True)
         if cause is not None
     ]
+    if problems:
+        return problems
+    modes: dict[tuple[str, ...], list[str]] = {}  # (endpoint, model, key, mode set or "") -> seats
+    for ident in idents:
+        for seat in groups[ident]:
+            player = players[seat]
+            profile = player.profile
+            if profile.provider == "openai" and profile.base_url is not None:  # the official APIs: known modes
+                forced = profile.structured if getattr(player, "forced", True) else None
+                modes.setdefault((*ident, forced or ""), []).append(seat)
+    for group, seats in modes.items():  # one at a time: a server on a CPU answers one call at a time anyway
+        subject = players[seats[0]]
+        found = await _choose(subject)
+        if probes is not None:
+            probes.append(found)
+        spec = getattr(subject, "spec", subject.profile.name)
+        if found.refused is not None:
+            problems.append(Problem(seats, spec, found.refused))
+        elif found.mode is None:
+            problems.append(Problem(seats, spec, f"no structured mode worked: {found.line()}"))
+        elif not group[-1]:
+            remember(subject.profile, found.mode)
+            for seat in seats:
+                players[seat].set_mode(found.mode)
+    return problems
 
 
-def run_preflight(players: Mapping[str, Any]) -> list[Problem]:
+async def _choose(player: Any) -> Any:
+    from .modes import choose_mode
+    from .player import close_clients
+
+    try:
+        return await choose_mode(player)
+    finally:
+        await close_clients()
+
+
+def run_preflight(players: Mapping[str, Any], probes: list[Any] | None = None) -> list[Problem]:
     """:func:`preflight` on its own event loop (for commands that are not running one yet)."""
-    return asyncio.run(preflight(players))
+    return asyncio.run(preflight(players, probes))

@@ -29,6 +29,10 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "api_key_env": "", "structured": "json_schema", "max_tokens": 256, "attempts": 1, "concurrency": 1, "prompt": "short",
 }  # fmt: skip
 
+#: a server of your own (``@URL``): often one process on a CPU that answers one call at a time, so
+#: one call in flight per endpoint and a long wait for each (a queue of seven seats' prompts)
+SERVER_DEFAULTS: dict[str, Any] = {"concurrency": 1, "timeout": 600.0, "retry_budget": 1800.0}
+
 
 class Profile(BaseModel):
     """Everything needed to call one model; prices are dollars per million tokens."""
@@ -43,7 +47,11 @@ class Profile(BaseModel):
     temperature: float | None = Field(None, ge=0, le=2)
     repeat_penalty: float | None = Field(None, ge=1, le=3, description="Local models: penalty on repeated tokens.")
     max_tokens: int = Field(1024, ge=16)
-    structured: Literal["tools", "json_schema", "json_text"] = "tools"
+    structured: Literal["tools", "tools_auto", "json_schema", "json_object", "json_text"] | None = Field(
+        None,
+        description="How the action schema travels (docs/llm.md); None: tools for the official APIs, and for a "
+        "server of your own (@URL) the first mode the check before the game finds working (arena.players.llm.modes).",
+    )
     strict: bool | None = None  # None: strict for OpenAI tools / json_schema, plain for Anthropic
     allowed_tools: bool | None = Field(
         None,
@@ -67,6 +75,16 @@ class Profile(BaseModel):
     check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
     context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
+
+    @property
+    def mode(self) -> str:
+        """The structured mode in use: the one set, else tools (a probed server's is set by the check)."""
+        return self.structured or "tools"
+
+    @property
+    def probed(self) -> bool:
+        """Whether the check before the game picks the mode: a server of your own, no mode set."""
+        return self.provider == "openai" and self.base_url is not None and self.structured is None
 
     @property
     def strict_schema(self) -> bool:
@@ -166,6 +184,7 @@ def resolve_spec(spec: str, profiles: Mapping[str, Mapping[str, Any]], overrides
     if base_url is not None:
         fields["base_url"] = base_url
         fields.setdefault("api_key_env", "")
+        fields.update({k: v for k, v in SERVER_DEFAULTS.items() if k not in fields})
     else:
         fields.setdefault("api_key_env", DEFAULT_KEY_ENV[provider])
     fields.update(_query(spec, query))

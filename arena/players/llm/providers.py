@@ -15,6 +15,18 @@ name is the kind, so the parameters have no ``kind``. ``json_schema`` mode (Open
 ``response_format``; Anthropic ``output_config``) wraps the union in ``{"action": …}`` (a
 response format has one root object), again fixed for the game.
 
+**Servers of your own** (``@URL``) differ in what they honour (docs/llm.md has the table); the
+check before the game picks the first mode that works (:mod:`arena.players.llm.modes`). Two modes
+exist for them: ``tools_auto`` (the tools with ``tool_choice: "auto"``, for servers that accept
+nothing else; an answer in prose is rejected by our validation and asked again) and
+``json_object`` (``response_format: {"type": "json_object", "schema": S}``, which
+llama-cpp-python's server turns into a grammar; S is bounded like a local model's grammar:
+:func:`~arena.players.llm.local_grammar.server_schema`). ``json_object`` sends the *decision's* exact
+schema, not the fixed repertoire: a deliberate departure from the rule above, measured (docs/llm.md)
+because a grammar over the whole repertoire lets a small model pick kinds and names that are not
+legal now, and a local server's grammar is not part of the prompt prefix it caches, so the cache
+is untouched.
+
 **History.** An earlier answer is replayed as the model gave it: a tool call, followed by its
 result ("Accepted." or the rejection) at the start of the next user turn (OpenAI: an assistant
 ``tool_calls`` message and a ``tool`` message; Anthropic: ``tool_use`` and ``tool_result`` blocks).
@@ -29,6 +41,7 @@ only) keeps one player's calls on the same cache.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -80,8 +93,8 @@ class OpenAIBackend:
 
     def structured(self, schemas: KindSchemas) -> dict[str, Any]:
         """The part of the request that carries the schema (tools or response_format)."""
-        mode, strict = self.profile.structured, self.profile.strict_schema
-        if mode == "tools":
+        mode, strict = self.profile.mode, self.profile.strict_schema
+        if mode in ("tools", "tools_auto"):
             tools = []
             for kind in schemas.kinds:
                 description, params = _tool_description(schemas.tool_parameters(kind))
@@ -90,6 +103,8 @@ class OpenAIBackend:
                     function["strict"] = True
                 tools.append({"type": "function", "function": function})
             choice: Any = "required"
+            if mode == "tools_auto":  # servers that take only "auto": our validation holds the answer
+                return {"tools": tools, "tool_choice": "auto"}
             if len(tools) == 1:
                 choice = {"type": "function", "function": {"name": schemas.kinds[0]}}
             elif self.allowed_tools:  # narrows the fixed list to the kinds legal now, cache intact
@@ -101,6 +116,11 @@ class OpenAIBackend:
             if strict:
                 spec["strict"] = True
             return {"response_format": {"type": "json_schema", "json_schema": spec}}
+        if mode == "json_object":  # llama-cpp-python's server: a grammar made from the schema, its text bounded
+            from .local_grammar import SERVER_SPEECH_CHARS, server_schema
+
+            speech = min(getattr(schemas, "speech", SERVER_SPEECH_CHARS), SERVER_SPEECH_CHARS)
+            return {"response_format": {"type": "json_object", "schema": server_schema(schemas, speech)}}
         return {}
 
     @staticmethod
@@ -187,8 +207,8 @@ class AnthropicBackend:
     def structured(self, schemas: KindSchemas) -> dict[str, Any]:
         """Tools (or the output format) and a tool choice that never changes within a game: a change
         of ``tool_choice`` would invalidate Anthropic's cached messages."""
-        mode, strict = self.profile.structured, self.profile.strict_schema
-        if mode == "tools":
+        mode, strict = self.profile.mode, self.profile.strict_schema
+        if mode in ("tools", "tools_auto"):
             tools = []
             for kind in schemas.kinds:
                 description, params = _tool_description(schemas.tool_parameters(kind))
@@ -263,19 +283,78 @@ def backend_for(profile: Profile) -> OpenAIBackend | AnthropicBackend:
     return OpenAIBackend(profile) if profile.provider == "openai" else AnthropicBackend(profile)
 
 
+#: words of a request-validation error in a 5xx body (pydantic, as FastAPI servers send it, and
+#: an assertion on a request field): the server refusing our request, not failing for a while
+VALIDATION_WORDS = ("validation error", "Input should be", "Field required", "Extra inputs are not permitted", "AssertionError")
+PYDANTIC_ERROR = re.compile(r"""'loc': \(([^)]*)\), 'msg': (?:"([^"]*)"|'([^']*)')(?:, 'input': ('[^']*'|[^,}]*))?""")
+#: statuses that say our request is wrong: the same request will be refused again
+REFUSED = (400, 404, 422)
+
+
+def error_body(exc: BaseException) -> str:
+    """The server's whole reason for an HTTP error, on one line (the SDK's message cut nothing yet)."""
+    body = getattr(exc, "body", None)
+    if body is None:
+        response = getattr(exc, "response", None)
+        try:
+            body = response.text if response is not None else None
+        except Exception:  # a streamed or closed response has no text to give
+            body = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            body = inner["message"]
+        elif isinstance(body.get("detail"), list):  # FastAPI: [{"loc": [...], "msg": ...}, ...]
+            body = "; ".join(
+                f"{'.'.join(str(p) for p in d.get('loc', ()) if p != 'body')}: {d.get('msg', '')}"
+                for d in body["detail"]
+                if isinstance(d, dict)
+            )
+        else:
+            body = json.dumps(body, ensure_ascii=False)
+    text = str(body) if body else str(exc)
+    text = text.split('\n\n  File "')[0]  # a server that appends its traceback
+    found = PYDANTIC_ERROR.findall(text)
+    if found:  # pydantic's repr of its errors: "response_format.type: Input should be ... (got 'json_schema')"
+        return "; ".join(_pydantic_line(loc, double or single, got) for loc, double, single, got in found)
+    return " ".join(text.split())
+
+
+def _pydantic_line(loc: str, message: str, got: str) -> str:
+    where = ".".join(p for p in (part.strip().strip("'") for part in loc.split(",")) if p and p != "body")
+    return f"{where}: {message}" + (f" (got {got})" if got else "")
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether the server refused the request itself (400/404/422, or a 5xx whose body is a
+    request-validation error): no retry will change its answer."""
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int):
+        return False
+    if status in REFUSED:
+        return True
+    return status >= 500 and any(word in error_body(exc) for word in VALIDATION_WORDS)
+
+
+def context_full(exc: BaseException) -> bool:
+    """A request over the model's context window (a 400 that a shorter history would fix)."""
+    text = error_body(exc).lower()
+    return "context" in text and any(w in text for w in ("exceed", "too long", "maximum", "window", "overflow"))
+
+
 def transport_error(exc: BaseException) -> tuple[bool, int | None]:
     """(is it the network's or the provider's passing fault?, HTTP status if any).
 
-    Retried: timeouts, connection errors, 408, 409, 429 and every 5xx (529 overloaded included).
-    Not retried: other 4xx (a bad key, an unknown model, a schema the provider refuses), which
-    no wait will fix.
+    Retried: timeouts, connection errors, 408, 409, 429 and every 5xx (529 overloaded included)
+    except a 5xx whose body is a request-validation error (:func:`refused`). Not retried: other
+    4xx (a bad key, an unknown model, a schema the provider refuses), which no wait will fix.
     """
     status = getattr(exc, "status_code", None)
     names = {cls.__name__ for cls in type(exc).__mro__}
     if "APIConnectionError" in names or "APITimeoutError" in names:
         return True, None
     if isinstance(status, int):
-        return status in (408, 409, 429) or status >= 500, status
+        return (status in (408, 409, 429) or status >= 500) and not refused(exc), status
     return False, None
 
 

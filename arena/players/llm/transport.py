@@ -14,6 +14,11 @@ chance is about one in a billion calls, while a dead endpoint trips it with the 
 calls (at once when several seats ask together, a few backoffs later in a discussion).
 An endpoint found down stays down for the rest of the run (its event loop).
 
+**Refused requests and formats.** A request the server refuses (:func:`~arena.players.llm.providers.refused`)
+is not retried and stops the game at once (:class:`RequestRefused`, the server's whole reason and
+what to try); a seat whose decisions are lost for the same format reason :data:`FORMAT_STREAK`
+times in a row stops it too (:class:`FormatStop`): no wait or retry will make that mode work.
+
 **Replay misses.** While a game is replayed from a cassette (:mod:`arena.players.llm.cassette`),
 a request the cassette does not hold fails inside the HTTP client; :func:`cassette_miss` finds
 that in the exception chain so the seat stops the game with :class:`ReplayMismatch` (one line
@@ -55,6 +60,33 @@ class EndpointDown(TransportStop):
         self.label = label
         self.cause = cause
         self.call_error = call_error  # this call's own failure (None: no call was made, the endpoint was down already)
+
+
+def advice(profile: Profile, forced: bool) -> str:
+    """What to try when a seat's mode does not work (a ``forced`` one, or the one the check picked)."""
+    others = [m for m in ("tools", "json_schema", "json_object", "json_text") if m != profile.mode]
+    forced_words = "leave out ?structured= so the check picks a mode that works, or " if forced else ""
+    return f"{forced_words}try ?structured={' / '.join(others)} (docs/llm.md lists what each server takes and its flags)"
+
+
+class RequestRefused(TransportStop):
+    """The server refused the request itself (400/404/422, a request-validation 5xx): every later
+    call would be refused the same way, so the game stops at once with the server's reason."""
+
+    def __init__(self, label: str, reason: str, call_error: str, profile: Profile, forced: bool) -> None:
+        super().__init__(f"{label} refused the request in mode {profile.mode}: {reason}; {advice(profile, forced)}")
+        self.reason = reason
+        self.call_error = call_error
+
+
+class FormatStop(TransportStop):
+    """A seat's answers were refused for the same format reason on ``FORMAT_STREAK`` decisions in a
+    row: the mode does not work with this model or server, and the game would be forfeits."""
+
+
+#: decisions in a row lost for the same format reason that stop a game (a working mode loses one
+#: now and then: SmolLM2-135M under a grammar lost none of 72 decisions; see docs/llm.md)
+FORMAT_STREAK = 3
 
 
 class CassetteMiss(Exception):

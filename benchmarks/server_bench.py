@@ -1,0 +1,98 @@
+"""A game of model seats on a real OpenAI-compatible server: llama-cpp-python's, with SmolLM2-135M.
+
+Starts ``llama_cpp.server`` on a loopback port (tests/real_server.py; needs the ``local`` and
+``server`` extras), plays one game through ``arena play`` with every seat ``openai:smollm2@URL``
+and no ``structured`` option (the check before the game picks the mode), stops the server, and
+prints: the check's own time and the mode it picked, the game's wall time, calls, decisions,
+forfeits and seconds per decision, and the load average (the machine may be shared: load slows
+every timing here, never the counts). Goals (issue 21): the check under 10 s; a full 7-seat
+classic under 25 minutes on 2 cores; forfeits at most 5% of decisions.
+
+    python benchmarks/server_bench.py                         # 7-seat classic, --cache true
+    python benchmarks/server_bench.py --variant duel --hands 1 --no-cache
+    python benchmarks/server_bench.py --structured json_text  # a forced mode
+
+``--cache`` starts the server with ``--cache true`` (its prompt cache: seven seats take turns on
+one server, which by default keeps only the last prompt's state).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    from arena.cli import main as arena
+    from arena.run.transcript import read_transcript
+    from tests.real_server import ALIAS, available, real_server
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--players", type=int, default=7)
+    parser.add_argument("--hands", type=int, default=None, help="duel, duel3, trio: hands in the match")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True, help="the server's --cache true")
+    parser.add_argument("--structured", default="", help="force a mode (?structured=...)")
+    parser.add_argument("--context", type=int, default=8192, help="the server's --n_ctx")
+    parser.add_argument("--server-log", default="", help="keep the server's output in this file")
+    args = parser.parse_args()
+    missing = available()
+    if missing:
+        print(f"server_bench: {missing}", file=sys.stderr)
+        return 2
+    server_args = ["--n_ctx", str(args.context)] + (["--cache", "true"] if args.cache else [])
+    load_before = os.getloadavg()
+    server_log = Path(args.server_log) if args.server_log else None
+    with tempfile.TemporaryDirectory() as tmp, real_server(*server_args, log=server_log) as url:
+        spec = f"openai:{ALIAS}@{url}" + (f"?structured={args.structured}" if args.structured else "")
+        argv = ["play", args.variant, "--seed", str(args.seed), "--quiet", "--transcripts", tmp, "--seats", spec]
+        if args.variant in ("classic", "cove", "village"):
+            argv += ["--players", str(args.players)]
+        if args.hands is not None:
+            argv += ["--hands", str(args.hands)]
+        out = io.StringIO()
+        started = time.perf_counter()
+        with contextlib.redirect_stdout(out):
+            code = arena(argv)
+        wall = time.perf_counter() - started
+        files = list(Path(tmp).glob("*.jsonl"))
+        record = read_transcript(files[0]) if files else None
+    text = out.getvalue()
+    check = re.search(r"^(http\S+: .*) \(checked in ([\d.]+) s\)$", text, flags=re.MULTILINE)
+    print(f"server: llama_cpp.server {' '.join(server_args)}; seats: {spec} x {args.players}")
+    print(f"exit code {code}; load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
+    if check:
+        print(f"check: {check.group(2)} s: {check.group(1)}")
+    if record is None:
+        print("no transcript (the game did not start)")
+        return code
+    summary = record.summary or {}
+    decisions, forfeits = summary.get("decisions", 0), summary.get("forfeits", 0)
+    calls = len(record.calls)
+    modes = sorted(set((record.header.get("structured") or {}).values()))
+    game_seconds = wall - (float(check.group(2)) if check else 0.0)
+    print(f"mode {', '.join(modes)}: game {game_seconds:.0f} s ({wall:.0f} s with the check); finished {summary.get('finished')}")
+    share = forfeits / decisions if decisions else 0.0
+    per = game_seconds / decisions if decisions else 0.0
+    print(f"calls {calls}, decisions {decisions}, forfeits {forfeits} ({share:.1%}), {per:.1f} s per decision")
+    if summary.get("aborted"):
+        print(f"aborted: {summary['aborted']}")
+        if server_log is not None and server_log.exists():  # why the server stopped, if it said
+            tail = server_log.read_bytes().decode("utf-8", "replace").splitlines()[-5:]
+            print("server's last lines:\n" + "\n".join(tail))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
