@@ -237,7 +237,8 @@ def prepare_resume(
     where a model seat's ``extra`` holds its variant, options and a recorder writing ``call``
     lines, and ``player_kwargs[seat]`` adds to it (a person's console). ``observers`` are added
     after the transcript writer (the server's table, a printer). ``seed`` seeds the players (default:
-    the game's, as ``arena play`` does). ``watch(game, players)`` returns observers that follow the
+    the header's ``player_seed`` (a tournament's game), else the game's, as ``arena play`` does).
+    ``watch(game, players)`` returns observers that follow the
     rebuild too, told of the game after each step it resolves as they were in the first run (a
     tournament's belief probe), then go on with the live game. ``retry_outage``: decisions
     forfeited because the model endpoint had failed for good (see :func:`_outage`) are taken back
@@ -258,7 +259,7 @@ def prepare_resume(
     except TranscriptError as exc:
         raise ResumeError(str(exc)) from None
     header = transcript.header
-    seed = int(header["seed"]) if seed is None else seed
+    seed = int(header.get("player_seed", header["seed"])) if seed is None else seed
     factory = factory or _default_factory
     specs: dict[str, str] = {str(k): str(v) for k, v in dict(header["players"]).items()}
     seats = [str(s) for s in header["seats"]]

@@ -671,7 +671,12 @@ class GameSession:
             models = spec.assignment(game)
             seat_specs = {seat: models[seat].spec for seat in game.seats}
             try:
-                writer = TranscriptWriter(path, game, seat_specs, extra={"tournament": tournament_header(spec, game, models)})
+                writer = TranscriptWriter(
+                    path,
+                    game,
+                    seat_specs,
+                    extra={"tournament": tournament_header(spec, game, models), "player_seed": spec.player_seed},
+                )
             except OSError as exc:
                 return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
             begun = writer.started.isoformat(timespec="seconds")
