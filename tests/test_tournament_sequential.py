@@ -161,6 +161,22 @@ def test_the_command_line_turns_it_on_and_checks_the_budget(tmp_path, capsys, mo
     assert "budget spent" in out and "undecided" in out
 
 
+def test_the_budget_on_the_command_line_completes_a_config_that_asks_until_decided(tmp_path, capsys, monkeypatch) -> None:
+    """``until_decided = true`` in the file and ``--max-games`` on the command line is a whole run (the
+    config used to be refused for a missing budget before the command line was read); ``--until-decided``
+    on a fixed design whose ``games`` no round divides is judged as until_decided, not as fixed."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "open.toml").write_text(RACE.replace("max_games = {budget}\n", ""))
+    assert main(["tournament", "open.toml", "--quiet"]) == 2
+    assert "needs a budget" in capsys.readouterr().err
+    assert main(["tournament", "open.toml", "--max-games", "4", "--quiet"]) == 0
+    assert "budget spent" in capsys.readouterr().out
+    (tmp_path / "odd.toml").write_text(
+        RACE.replace("race", "odd").replace("until_decided = true\nmax_games = {budget}\n", "games = 3\n")
+    )
+    assert main(["tournament", "odd.toml", "--until-decided", "--max-games", "4", "--quiet"]) == 0
+
+
 def test_decide_replays_only_the_rounds_before() -> None:
     from arena.tournament.calibration import play_tournament
     from arena.tournament.results import Results
