@@ -411,6 +411,24 @@ def test_model_seats_are_not_asked_again(tmp_path):
     assert reused > 0  # at least one cut fell between the answers of a parallel step and its resolution
 
 
+def test_a_dead_endpoint_refuses_the_resume_and_leaves_the_file_as_it_was(tmp_path, capsys):
+    """``arena resume`` of a game cut mid-line whose model endpoint is down: one line, exit 2, and the
+    transcript byte for byte as it was (the repair used to be written before the endpoint check)."""
+    from tests.llm_server import FakeModelServer
+
+    with FakeModelServer(seed=5) as server:
+        path = tmp_path / "cut.jsonl"
+        asyncio.run(model_game(server, path, 9))
+    with path.open("ab") as file:
+        file.write(b'{"type": "event", "event": {"se')  # a half-written last line, to be dropped by a resume
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert main(["resume", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot reach" in err[0] and "no game was started" in err[0]
+    assert path.read_bytes() == before
+
+
 # ---- a person seat -------------------------------------------------------------------------------------------
 def test_a_person_seat_is_asked_again_and_sees_the_game_so_far(tmp_path):
     from arena.players.human import HumanPlayer

@@ -307,7 +307,12 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise CliError(f"{len(humans)} people played this table ({', '.join(humans)}): one terminal seats one person")
         if args.human_timeout is not None and not humans:
             raise CliError("--human-timeout needs a human seat at the table")
-        resumption = prepare_resume(path, player_kwargs={seat: human_seat for seat in humans}, seed=_player_seed(header))
+        resumption = prepare_resume(
+            path,
+            player_kwargs={seat: human_seat for seat in humans},
+            seed=_player_seed(header),
+            before_writing=None if humans else check_model_seats,  # a dead endpoint leaves the file as it was
+        )
     except ResumeError as exc:
         raise CliError(str(exc)) from None
     for note in resumption.notes():
@@ -319,8 +324,6 @@ def cmd_resume(args: argparse.Namespace) -> int:
     elif not args.quiet:
         resumption.observers.append(Printer(console, reveal=args.reveal))
     specs = {seat: str(spec) for seat, spec in dict(header["players"]).items()}
-    if human is None:
-        check_model_seats(players)
     code = 0
     failure = None
     started = time.perf_counter()
