@@ -418,6 +418,11 @@ async def test_pages_are_served_with_a_strict_policy_and_nothing_from_elsewhere(
         ),
         ({"variant": "classic", "seats": {"Ann": "wizard"}}, 400, None),
         ({"variant": "classic", "seats": {"Ann": "person:"}}, 400, "seats.Ann: a person's name is 1-40 printable characters"),
+        (
+            {"variant": "classic", "players": 6, "seats": {"Zed": "bot"}},
+            400,
+            "seats.Zed: this 6-player table has no seat 'Zed' (seats: Ann, Bob, Cid, Dee, Eve, Fay)",
+        ),
         ({"variant": "classic", "options": {"max_days": 0}}, 400, None),
         ({"variant": "classic", "config": "players = ["}, 400, None),
         ({"variant": "classic", "timeout": 0}, 400, None),
