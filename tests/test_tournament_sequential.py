@@ -177,6 +177,23 @@ def test_the_budget_on_the_command_line_completes_a_config_that_asks_until_decid
     assert main(["tournament", "odd.toml", "--until-decided", "--max-games", "4", "--quiet"]) == 0
 
 
+def test_the_html_report_of_a_run_until_decided_leads_with_its_decisions(tmp_path, capsys, monkeypatch) -> None:
+    """``arena report DB`` of an adaptive run shows what was decided before the fixed-design p-values
+    (it showed only those, which an adaptive run's reader must not take at face value); a fixed run's has no such part."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "race.toml").write_text(RACE.format(budget=200))
+    (tmp_path / "fixed.toml").write_text(
+        RACE.replace("race", "fixed").replace("until_decided = true\nmax_games = {budget}\n", "games = 4\n")
+    )
+    for name in ("race", "fixed"):
+        assert main(["tournament", f"{name}.toml", "--quiet"]) == 0
+        assert main(["report", f"transcripts/{name}.sqlite"]) == 0
+    page = (tmp_path / "transcripts" / "race-report" / "index.html").read_text(encoding="utf-8")
+    assert "<h2>Stopped when decided</h2>" in page and "bot better after round" in page
+    assert page.index("Stopped when decided") < page.index("Paired comparisons")
+    assert "Stopped when decided" not in (tmp_path / "transcripts" / "fixed-report" / "index.html").read_text(encoding="utf-8")
+
+
 def test_decide_replays_only_the_rounds_before() -> None:
     from arena.tournament.calibration import play_tournament
     from arena.tournament.results import Results
