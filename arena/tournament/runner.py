@@ -729,6 +729,8 @@ class GameSession:
         cost = record.game["cost"]
         mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
+        if mckay and game.winner in models:  # a McKay match is won by a seat: name its entrant too
+            winner = f"{game.winner} of {models[game.winner].name}"
         again = f", resumed ({reused} model calls not made again)" if resume else ""
         return GameOutcome(
             record,
