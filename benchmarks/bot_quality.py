@@ -12,6 +12,8 @@ picks the ``arena`` package measured).
 - **speech**: per game, distinct speech templates (names and numbers blanked) over speeches;
   and speeches in which the speaker names itself (third person).
 - **strength**: town win rate of bot / random town against bot / random mafia.
+- **sayvote**: how often a town bot's next vote on a player agrees with the stance its speech
+  took on him that day (accused or doubted: yes; backed: no).
 
     python benchmarks/bot_quality.py                      # every section, default sizes
     python benchmarks/bot_quality.py --games 300 --strength-games 2000 --only bias,charges
@@ -38,6 +40,7 @@ from tests.bot_stats import (
     first_accusation,
     first_mckay_target,
     first_night_targets,
+    say_vote_pairs,
     seat_share,
     uniform_p,
 )
@@ -201,6 +204,18 @@ def strength(games: int) -> None:
         print(f"{variant:8} {n:2}: " + "; ".join(cells))
 
 
+def say_vote(games: int) -> None:
+    """Do town bots vote as they spoke? (issue 25.6; ``tests.bot_stats.say_vote_pairs``)"""
+    print(f"## say / vote: a town bot's stance in speech against its next vote on that player ({games} games)")
+    for variant, n in TABLES.items():
+        pairs = [p for seed in range(games) for p in say_vote_pairs(play(variant, n, seed))]
+        agreed = sum(a for a, _, _ in pairs)
+        rate = agreed / len(pairs) if pairs else float("nan")
+        print(f"{variant:8} {n:2}: {agreed}/{len(pairs)} agree = {rate:.1%}")
+        for _, who, what in [p for p in pairs if not p[0]][:3]:
+            print(f"    e.g. {who}: {what}")
+
+
 def speed(games: int) -> None:
     start = time.perf_counter()
     for seed in range(games):
@@ -215,6 +230,7 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {
     "speech": lambda a: speech(a.speech_games),
     "strength": lambda a: strength(a.strength_games),
     "speed": lambda a: speed(a.games),
+    "sayvote": lambda a: say_vote(a.speech_games),
     "calibration": lambda a: calibration(a.batches),
 }
 
@@ -223,7 +239,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="games per variant for the seat bias (default 300)")
     parser.add_argument("--charge-games", type=int, default=200, help="classic games for the charge votes (default 200)")
-    parser.add_argument("--speech-games", type=int, default=100, help="games per variant for speech (default 100)")
+    parser.add_argument("--speech-games", type=int, default=100, help="games per variant for speech and sayvote (default 100)")
     parser.add_argument("--strength-games", type=int, default=2000, help="games per win-rate cell (default 2000)")
     parser.add_argument("--batches", type=int, default=20, help="batches of 300 games for the calibration (default 20)")
     parser.add_argument(

@@ -127,3 +127,47 @@ def first_mckay_target(game: Game) -> Pick | None:
         if target in game.seats:
             return target, [s for s in game.seats if s != e.actor]
     return None
+
+
+def say_vote_pairs(game: Game, team: str = "town") -> list[tuple[bool, str, str]]:
+    """(agreed, speaker, what was said) for each stance a ``team`` seat took in public on a player
+    and its next vote on that player the same day: an accusation (or nomination) and a floor
+    speech doubting him (thought "Doubt X") are against him (a yes, or a vote for him, agrees); a
+    floor speech backing him ("Back X") is for him (a no agrees). A hedged remark ("X worries me,
+    not enough to accuse") takes no stance."""
+    stances: dict[tuple[str, int, str], tuple[bool, str]] = {}  # (speaker, day, player) -> (against, what)
+    pairs: list[tuple[bool, str, str]] = []
+    for e in game.log:
+        if e.type != "action" or e.actor is None or game.team(e.actor) != team:
+            continue
+        action = e.data["action"]
+        thought = action.thought or ""
+        if action.kind == "speak":
+            target = getattr(action, "accuse", None) or getattr(action, "nominate", None)
+            if target:
+                stances[(e.actor, e.day, target)] = (True, f"accused {target}")
+            elif thought.startswith(("Back ", "Doubt ")):
+                name = thought.split()[1].rstrip(".")
+                stances[(e.actor, e.day, name)] = (thought.startswith("Doubt"), thought)
+        elif action.kind == "verdict":
+            accused = (_result_after(game, e) or {}).get("accused")
+            key = (e.actor, e.day, accused)
+            if accused is not None and key in stances:
+                against, what = stances.pop(key)
+                pairs.append((action.yes == against, e.actor, f"{what} / voted {'yes' if action.yes else 'no'}"))
+        elif action.kind == "vote":  # a choice among candidates (cove): my stance on each of them
+            for name in (_result_after(game, e) or {}).get("candidates", ()):
+                key = (e.actor, e.day, name)
+                if key in stances:
+                    against, what = stances.pop(key)
+                    chose = action.target == name
+                    pairs.append((chose == against, e.actor, f"{what} / voted {action.target or 'nobody'}"))
+    return pairs
+
+
+def _result_after(game: Game, action_event: Event) -> dict | None:
+    """The vote result the answer ``action_event`` went into: the next one in the log."""
+    for e in game.log[action_event.seq :]:
+        if e.type == "vote_result":
+            return e.data
+    return None

@@ -23,7 +23,10 @@ def scripted_game(
 ) -> tuple[Game, OutOfAnswers | None]:
     """Play a scripted game until it ends or a script runs out; returns the game and the stop."""
     seats = list(deal)
-    game = get_variant(variant)(seats, options, seed, deal=deal)
+    cls = get_variant(variant)
+    if "speaking_order" in cls.Options.model_fields:  # scripts speak in the fixed rotating order
+        options = {"speaking_order": "rotate", **(options or {})}
+    game = cls(seats, options, seed, deal=deal)
     players = {n: ScriptedPlayer(n, answers.get(n, [])) for n in seats}
     try:
         run_sync(game, players)
@@ -80,3 +83,16 @@ def count_rows(db: Path, table: str, where: str = "") -> int:
             return conn.execute(f"SELECT COUNT(*) FROM {table} {where}").fetchone()[0]
     except sqlite3.OperationalError:
         return 0
+
+
+def fixed_order(tmp_path: Path, args: Sequence[str]) -> list[str]:
+    """``arena play`` arguments for a terminal test scripted in the fixed rotating speaking order
+    (day 1 opens at the first seat): a day/night variant gets a config saying so, unless the
+    test gives its own; the seeded default is tested in tests/test_turns.py."""
+    args = list(args)
+    if args and args[0] in ("classic", "cove", "village") and "--config" not in args:
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        config = tmp_path / "fixed-order.toml"
+        config.write_text('[options]\nspeaking_order = "rotate"\n')
+        args += ["--config", str(config)]
+    return args

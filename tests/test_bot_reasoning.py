@@ -152,14 +152,16 @@ def test_a_charge_brought_by_a_suspect_is_worth_less() -> None:
 
 
 def test_the_day_s_first_charge_no_longer_decides_the_day() -> None:
-    """Measured in the issue: 57 of 64 first charges of a day passed in 20 classic games."""
+    """Measured in the issue: 57 of 64 first charges of a day passed in 20 classic games (89%).
+    Over 60 games (about 200 first charges, a standard error near 3 points): 73% since bots vote
+    as they spoke (issue 25.6); 20 games were too few for a bound 8 points above the rate."""
     first = passed = 0
-    for seed in range(20):
+    for seed in range(60):
         days: set[int] = set()
         for e in play("classic", 9, seed).log:
             if e.type == "vote_result" and e.data["vote"] == "charge" and e.day not in days:
                 days.add(e.day)
                 first += 1
                 passed += e.data["passed"]
-    assert first >= 50
+    assert first >= 150
     assert passed / first < 0.8

@@ -46,7 +46,10 @@ def play(
 ) -> Game:
     """One seeded game; ``town`` / ``mafia`` are seat specs, ``players`` overrides single seats."""
     seats = list(deal) if deal else NAMES[:n]
-    game = get_variant(variant)(seats, options, seed, deal=deal)
+    cls = get_variant(variant)
+    if deal and "speaking_order" in cls.Options.model_fields:  # a set-up table: the fixed order it was written for
+        options = {"speaking_order": "rotate", **(options or {})}
+    game = cls(seats, options, seed, deal=deal)
     table: dict[str, SyncPlayer] = {p: make_player(mafia if game.team(p) == "mafia" else town, p, seed) for p in seats}
     table.update(players or {})
     run_sync(game, table)
@@ -234,16 +237,27 @@ def test_mafia_bot_never_shoots_or_accuses_a_partner() -> None:
     assert checked > 500
 
 
-def test_silent_mafia_bots_agree_on_every_shot() -> None:
-    """Classic mafia cannot talk at night: the shared public ranking must make their shots agree."""
-    nights = 0
+def test_silent_mafia_bots_agree_on_every_shot_the_convention_names() -> None:
+    """Classic mafia cannot talk at night: the team's public convention (its latest accusation,
+    else anyone's, else the first outsider to speak) makes their shots agree. Only a night after a
+    day on which no living outsider spoke or was accused leaves it silent; then each bot guesses
+    (1-2% of nights; it used to be a draw the partners shared in secret, issue 25.1)."""
+    nights = split = 0
     for n in (9, 14):
         for seed in range(100):
-            for e in play("classic", n, seed).log:
+            game = play("classic", n, seed)
+            guessed = {
+                (e.day, e.actor)
+                for e in game.log
+                if e.type == "action" and "Nobody accused yet" in (e.data["action"].thought or "")
+            }
+            for e in game.log:
                 if e.type == "shots" and len(e.data["shots"]) > 1:
                     nights += 1
-                    assert len(set(e.data["shots"].values())) == 1, f"{n} seats, seed {seed}: {e.data}"
-    assert nights >= 300
+                    if len(set(e.data["shots"].values())) > 1:
+                        split += 1
+                        assert any((e.day, m) in guessed for m in e.data["shots"]), f"{n} seats, seed {seed}: {e.data}"
+    assert nights >= 300 and split <= 0.03 * nights
 
 
 def test_village_mafia_bot_never_accuses_or_votes_out_a_partner_once_it_knows_the_team() -> None:

@@ -38,7 +38,8 @@ DEAL10 = {
 
 # ---- driving a game ---------------------------------------------------------------------------
 def new(deal: dict[str, str] = DEAL, seed: int = 0, **options: object) -> Cove:
-    return Cove(list(deal), options, seed, deal=deal)
+    """A scripted table: speeches in the fixed rotating order unless ``speaking_order`` says."""
+    return Cove(list(deal), {"speaking_order": "rotate", **options}, seed, deal=deal)
 
 
 def drive(game: Game, **scripts: ActionBase | list[ActionBase]) -> None:

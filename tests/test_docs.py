@@ -13,7 +13,8 @@ Markers (HTML comments, invisible on GitHub), each just before a fenced block:
   skipped with the reason.
 
 In an expected output a line ``…`` stands for any lines (none included); times in transcript names
-(``20250101T120000Z``) and the ``game time`` line's seconds match any value, and trailing spaces
+(``20250101T120000Z``), the ``game time`` line's seconds and ``arena resume``'s "rebuilt in" time
+match any value, and trailing spaces
 are ignored. The commands run in a fresh folder per page (the repository's configs, tests, docs,
 benchmarks and example transcripts linked in), with ``arena`` and ``python`` the checkout's, 80
 columns, no API keys. ``pytest tests/test_docs.py --update-docs`` rewrites the marked outputs from
@@ -118,6 +119,7 @@ ALL = [example for page in PAGES for example in examples(page)]
 def normal(text: str) -> str:
     text = TIMESTAMP.sub("20250101T120000Z", text)
     text = re.sub(r"game time \d+ s", "game time 1 s", text)
+    text = re.sub(r"rebuilt in \d+\.\d+ s", "rebuilt in 0.01 s", text)  # arena resume's note
     return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
 
 

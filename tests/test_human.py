@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 
 from arena.cli import main
-from arena.cli.console import _private
+from arena.cli.console import _private, print_next_steps
 from arena.engine import ActionBase, DecisionRequest, Game, View
 from arena.engine.actions import Speak
 from arena.players.base import SyncPlayer
@@ -28,12 +28,13 @@ from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer, seat_human
 from arena.players.human.keyboard import EOF, Key
 from arena.players.human.menu import match, move_entries
-from arena.players.human.screen import lines_of, night_report
+from arena.players.human.screen import Knowledge, help_text, lines_of, match_length, night_note, night_report, status_panel
 from arena.run.config import DEFAULT_NAMES
 from arena.run.orchestrator import StopGame, run
 from arena.run.replay import replay
 from arena.run.transcript import read_transcript
 from arena.variants import VARIANTS
+from tests.helpers import fixed_order
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
@@ -247,7 +248,8 @@ def test_the_screen_audit_catches_a_leak() -> None:
 def first_request(variant: str, seed: int, seat: str, phase: str, players: int) -> tuple[Game, DecisionRequest]:
     """Play bots until ``seat`` is asked in ``phase``; that request."""
     cls = VARIANTS[variant]
-    game = cls(list(DEFAULT_NAMES[:players]), None, seed)
+    fixed = {"speaking_order": "rotate"} if "speaking_order" in cls.Options.model_fields else None  # as scripted
+    game = cls(list(DEFAULT_NAMES[:players]), fixed, seed)
     bots = {n: BotPlayer(n, seed) for n in game.seats}
     while not game.finished:
         pending = game.pending()
@@ -285,7 +287,7 @@ def test_a_wrong_target_is_asked_again_and_the_words_are_kept() -> None:
     assert action == Speak(speech="My honest words.", accuse="Bob")
     screen = screen_of(console)
     assert "✗ 'Zed' is not one of the choices" in screen and "✗ you cannot choose yourself here" in screen
-    assert "[you] card: mafia (mafia)" in screen and "Your card: mafia (team mafia)" in screen
+    assert "[you] card: mafia (team mafia)" in screen and "Your card: mafia (team mafia)" in screen
 
 
 def test_a_rejected_answer_shows_the_engine_reason_and_enter_keeps_the_words() -> None:
@@ -344,7 +346,7 @@ def test_out_of_time_forfeits_to_the_default_with_a_notice() -> None:
 def test_quit_between_turns_stops_the_game_at_the_next_step() -> None:
     """Ctrl-C while the bots decide asks at once; a yes stops the run with StopGame."""
     seats = list(DEFAULT_NAMES[:7])
-    game = VARIANTS["classic"](seats, None, 5)
+    game = VARIANTS["classic"](seats, {"speaking_order": "rotate"}, 5)  # Ann opens day 1
     keys = Keys(lambda prompt, words: "y" if prompt.startswith("Quit") else "")
     me = HumanPlayer("Gus", console=recording_console(), keyboard=keys)
 
@@ -361,13 +363,23 @@ def test_quit_between_turns_stops_the_game_at_the_next_step() -> None:
     assert keys.prompts[0] == "Quit the game? [y/N] " and not game.finished
 
 
-def test_end_of_input_means_quit() -> None:
+def test_end_of_input_asks_and_a_second_end_means_quit() -> None:
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
-    me = HumanPlayer("Ann", console=console, keyboard=Keys(lambda prompt, words: EOF))
+    keys = Keys(lambda prompt, words: EOF)
+    me = HumanPlayer("Ann", console=console, keyboard=keys)
     with pytest.raises(StopGame):
         asyncio.run(me.decide(request, game.view("Ann"), None))
-    assert "Quit the game? [y/N] yes (end of input)" in screen_of(console)
+    assert keys.prompts[1] == "Quit the game? [y/N] " and "yes (end of input)" in screen_of(console)
+
+
+def test_ctrl_d_asks_and_no_goes_back_to_the_game() -> None:
+    game, request = first_request("classic", 3, "Ann", "discussion", 9)
+    answers = iter([EOF, "n", "Hello.", "", ""])
+    keys = Keys(lambda prompt, words: next(answers))
+    me = HumanPlayer("Ann", console=recording_console(), keyboard=keys)
+    action = asyncio.run(me.decide(request, game.view("Ann"), None))
+    assert keys.prompts[1] == "Quit the game? [y/N] " and action.speech == "Hello."
 
 
 def test_help_and_log_answer_and_ask_again() -> None:
@@ -420,7 +432,7 @@ def test_bad_human_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFi
 def spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
     env = {**os.environ, "TERM": "dumb", "COLUMNS": "160", "PYTHONUNBUFFERED": "1"}  # dumb: no colours to strip
     child = pexpect.spawn(
-        sys.executable, ["-m", "arena", "play", *args, "--transcripts", str(tmp_path)],
+        sys.executable, ["-m", "arena", "play", *fixed_order(tmp_path, args), "--transcripts", str(tmp_path)],
         cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(60, 160),
     )  # fmt: skip
     child.logfile_read = io.StringIO()
@@ -457,7 +469,7 @@ def test_a_whole_classic_game_in_a_terminal(tmp_path: Path) -> None:
     playing, _, after = screen.partition("Result: ")
     assert child.exitstatus == 0, screen[-2000:]
     assert "Classic Mafia (referee's rules, Kuba 1997): 9 players, seed 3" in playing  # a chosen seed is no secret
-    assert "[you] card: mafia (mafia)" in playing and "[mafia only] members: Ann, Dee" in playing
+    assert "[you] card: mafia (team mafia)" in playing and "[mafia only] members: Ann, Dee" in playing
     assert "✗ 'Zed' is not one of the choices" in playing and "✗ you cannot choose yourself here" in playing
     assert "Day 1 — Ann: 'I am just a citizen, trust me.' (accuses Cid)" in playing  # words kept over two slips
     assert "accuse> c\bCid" in playing  # Tab completed the name
@@ -487,7 +499,7 @@ def test_a_whole_duel_match_in_a_terminal(tmp_path: Path) -> None:
     screen = shown(child)
     assert child.exitstatus == 0, screen[-2000:]
     playing, _, after = screen.partition("Result: ")
-    assert "[you] card: mafia (mafia)" in playing and "── Hand 1 of 2 ── 3 beats" in playing
+    assert "[you] card: mafia (team mafia)" in playing and "── Hand 1 of 2 ── 3 beats" in playing
     assert "Hand 1 · beat · 3 of 3 beats left" in playing  # the clock
     assert "Hand 1, beat 1 of 3 · 3 s · you and Bob may act" in playing  # the wall clock
     assert "✗ 'zzz' is not one of the choices: type a number (1-6) or a name" in playing
@@ -526,6 +538,8 @@ def test_ctrl_c_asks_once_then_quits_and_the_transcript_is_marked_aborted(tmp_pa
 def test_end_of_input_quits_and_reveal_is_refused_for_a_human_game(tmp_path: Path) -> None:
     child = spawn(tmp_path, "classic", "--human", "Ann", "--reveal")  # Ann speaks first whatever the seed
     child.expect(PROMPT)
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     assert finish(child) == 1
     screen = shown(child)
@@ -533,6 +547,57 @@ def test_end_of_input_quits_and_reveal_is_refused_for_a_human_game(tmp_path: Pat
     assert "9 players; you are Ann (the seed is shown at the end)" in playing and "seed" not in playing.split("end)", 1)[1]
     assert re.search(r"classic, seed \d+", after)  # a random seed fixes the deal: shown only now
     assert "--reveal is ignored: Ann is played by a person, who sees only that seat." in screen
-    assert "Quit the game? [y/N] yes (end of input)" in screen
+    assert "Quit the game? [y/N]" in screen and "yes (end of input)" in screen
     assert not re.search(r"\[(Bob|Cid|Dee|Hal)\]", screen)
     assert transcript_of(tmp_path).aborted == "Ann quit the game"
+
+
+# ---- issue 25.5: what a person is told -----------------------------------------------------------------
+PYTHON_VALUES = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|\{\"|\w+_\w+| = ")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_help_states_the_rules_and_house_rules_in_sentences(variant: str) -> None:
+    cls = VARIANTS[variant]
+    for options in (cls.Options(), cls.Options(**({"mafia_by_players": {"7": 2, "8": 3}} if variant == "cove" else {}))):
+        console = recording_console()
+        console.print(help_text(variant, options.model_dump(mode="json")))
+        screen = screen_of(console)
+        rules = screen[: screen.index("Commands (type them")]
+        assert "No summary found" not in rules and "House rules\n" in rules, rules[-400:]
+        house = rules[rules.index("House rules\n") :]
+        assert not PYTHON_VALUES.search(house), PYTHON_VALUES.search(house)
+        assert all(line.rstrip().endswith(".") for line in house.splitlines()[1:] if line.startswith("  ")), house
+
+
+def test_the_table_panel_shows_the_public_mafia_count() -> None:
+    _, request = first_request("classic", 3, "Ann", "discussion", 9)
+    console = recording_console()
+    know = Knowledge("Ann")
+    console.print(status_panel(request, know))
+    assert "Mafia alive: 2 (2 dealt, none shown dead)." in screen_of(console)
+
+
+def test_a_night_without_a_kill_and_two_deaths_in_cove_are_explained() -> None:
+    assert night_note("classic", {}, {"killed": []}) == (
+        "Nobody died: a kill needs more than half of the living mafia on the same player: their shots did not agree."
+    )
+    assert "or the mafia never agreed" in night_note("village", {"mafia_disagreement": "no_kill"}, {"killed": []})
+    assert "dies with her" in night_note("cove", {}, {"killed": ["Bob", "Fay"]})
+    assert night_note("classic", {}, {"killed": ["Bob"]}) is None
+
+
+def test_the_end_screen_names_the_commands_that_read_the_game_again(tmp_path: Path) -> None:
+    console = recording_console()
+    print_next_steps(console, tmp_path / "g.jsonl", "Ann")
+    screen = screen_of(console)
+    for command in (f"arena show {tmp_path / 'g.jsonl'}", f"arena report {tmp_path / 'g.jsonl'} --as Ann"):
+        assert command in screen
+    assert f"arena show {tmp_path / 'g.jsonl'} --as Ann" in screen
+
+
+def test_a_match_on_the_wall_clock_says_its_length_up_front() -> None:
+    assert match_length("duel", {"hands": 10, "beats": 12}, 10) == (
+        "The match: 10 hands × 12 beats × 10 s ≈ 20 min at most (a hand ends sooner at a kill or at a handshake)."
+    )
+    assert "10 hands × up to 2 rounds × 12 beats" in match_length("trio", {"hands": 10, "beats": 12}, 10)

@@ -33,6 +33,7 @@ from arena.run.replay import replay
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 from arena.variants import VARIANTS
+from tests.helpers import fixed_order
 
 
 # ---- helpers ----------------------------------------------------------------------------------------------
@@ -126,7 +127,8 @@ def test_the_claim_step_re_asks_completes_and_goes_with_the_speech() -> None:
     assert keys.prompts[:3] == ["say> ", "claim> ", "claim> "]
     assert {"inspector", "citizen", "Bob", "mafia"} <= set(keys.words[1])  # Tab completes roles and names
     screen = screen_of(out)
-    assert "✗ 'cop' is no card in this game" in screen and "Your claim: you are the inspector; Bob is mafia." in screen
+    assert "✗ 'cop' is no card in this game" in screen
+    assert "Your claim, heard with your speech: 'I am the inspector; Bob is mafia'." in screen
     game.resolve([Decision(request, action)])
     speech = next(e for e in reversed(game.log) if e.type == "speech" and e.actor == "Ann")
     assert speech.to is None and speech.data["claim"] == {"role": "inspector", "checks": {"Bob": "mafia"}}
@@ -180,7 +182,7 @@ def test_a_quick_person_beats_a_slow_bot_and_a_slow_person_loses_to_a_quick_one(
     ann, bob = (next(e for e in game.log if e.type == "action" and e.actor == n) for n in ("Ann", "Bob"))
     assert 0.01 <= ann.data["at"] < bob.data["at"] and 0.8 <= bob.data["at"] <= 0.9  # the times are on the record
     void = next(e for e in game.log if e.type == "kill_void")
-    assert void.actor == "Bob" and void.to == frozenset() and "Ann came first" in void.data["reason"]
+    assert void.actor == "Bob" and void.to is None and "Ann came first" in void.data["reason"]  # told to the table
 
     slow = Timed("Ann", 0.8, [Kill(target="Bob")])
     quick_bot = Instant("Bob", [Kill(target="Ann")])
@@ -338,7 +340,7 @@ def test_no_internal_name_on_the_screen_of_a_whole_game(variant: str, players: i
         assert game.finished and "[you] card: " in screen
         assert not internal_names(screen), f"{variant} seed {seed}: {internal_names(screen)[:5]}"
         if beat:  # the wall clock: each beat said, every question of a beat given its deadline
-            assert "Hand 1, beat 1 of 3 · 0.05 s · you and " in screen
+            assert re.search(r"Hand 1, beat 1 of 3 · 0\.05 s · you(,| and) ", screen)
             assert any(d is not None for d in keys.deadlines)
 
 
@@ -422,7 +424,7 @@ PROMPT = r"\n(?:\[ ?\d+s\] )?([a-z][a-z-]*)> "
 def spawn(tmp_path: Path, *args: str, columns: int = 160, term: str = "dumb") -> pexpect.spawn:
     env = {**os.environ, "TERM": term, "COLUMNS": str(columns), "PYTHONUNBUFFERED": "1"}
     child = pexpect.spawn(
-        sys.executable, ["-m", "arena", "play", *args, "--transcripts", str(tmp_path)],
+        sys.executable, ["-m", "arena", "play", *fixed_order(tmp_path, args), "--transcripts", str(tmp_path)],
         cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(50, columns),
     )  # fmt: skip
     child.logfile_read = io.StringIO()
@@ -444,11 +446,13 @@ def test_a_claim_in_a_terminal_reaches_the_table(tmp_path: Path) -> None:
     child.expect("✗ 'zed' is no seat at this table")
     child.expect(PROMPT)
     child.sendline("inspector: Bob mafia")
-    child.expect(r"Your claim: you are the inspector; Bob is mafia\.")
+    child.expect(r"Your claim, heard with your speech: 'I am the inspector; Bob is mafia'\.")
     child.expect(PROMPT)  # accuse
     child.sendline("")
     child.expect(r"Day 1 — Ann: 'Listen to me\.' \(claims inspector; says Bob is mafia\)")
     child.expect(PROMPT)  # Ctrl-D at the next question ends the game
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -471,6 +475,8 @@ def test_long_lines_wrap_at_word_boundaries(tmp_path: Path) -> None:
     child.sendline("")  # nobody accused
     child.expect("Day 1 — Bob")
     child.expect(PROMPT)
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -499,6 +505,8 @@ def test_ctrl_c_keeps_the_half_typed_words(tmp_path: Path) -> None:
     child.sendline("")
     child.expect("Day 1 — Ann: 'half typed and finished'")
     child.expect(PROMPT)
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -513,6 +521,8 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
     child.expect("Time is up")
     child.expect(r"\[ 3s\] [a-z]+> too sl", timeout=60)  # the next question: the words typed wait in its line
     child.sendcontrol("u")  # readline: clear the line, then Ctrl-D on the empty line quits
+    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
@@ -654,3 +664,28 @@ def test_a_beat_without_a_question_counts_down_on_its_own_line(tmp_path: Path) -
     child.sendline("x")
     child.expect("GOT 'x'")
     child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize("variant", ["duel", "duel3"])
+def test_every_hand_opens_with_its_menu_and_every_answer_is_confirmed_at_once(variant: str) -> None:
+    """The menu is shown on each hand's first beat even when it equals the last one shown (it
+    was not), each answer of a beat is confirmed at once, and the match length comes first."""
+    players = {"duel": 2, "duel3": 3}[variant]
+    for seed in range(3):
+        _, screen, _ = play_as_person(variant, players, seed, {"hands": 3, "beats": 3}, WallClock(0.05, seed=seed))
+        assert screen.index("The match: 3 hands × 3 beats × 0.05 s") < screen.index("Hand 1, beat 1 of 3")
+        hands = re.split(r"\n(?=Hand \d, beat 1 of 3 · )", screen)[1:]
+        assert len(hands) == 3
+        for hand in hands:
+            first_beat = re.split(r"\nHand \d, beat 2 of 3 · ", hand)[0]
+            assert re.search(r"^\s+1 pass\s", first_beat, re.M), first_beat
+        sent = re.findall(r"^sent: (.+) — resolves at the end of the beat$", screen, re.M)
+        assert sent and all(re.fullmatch(r"pass|kill \w+|offer a handshake|declare cop.*|look at .*", s) for s in sent), sent
+
+
+def test_a_village_mafia_member_is_told_the_partners_come_on_the_first_night() -> None:
+    game, screen, _ = play_as_person("village", 8, 3)
+    assert game.role_of["Ann"] == "mafia"
+    lines = screen.splitlines()
+    card = lines.index("[you] card: mafia (team mafia)")
+    assert lines[card + 1] == "The mafia meet on the first night: that is when you learn your partners."

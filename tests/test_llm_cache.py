@@ -52,7 +52,9 @@ async def _play(variant: str, seed: int) -> tuple[Game, dict[str, Any], list[dic
 
 @pytest.fixture(scope="module")
 def games() -> dict[str, Any]:
-    return {variant: asyncio.run(_play(variant, 40 + i)) for i, variant in enumerate(sorted(VARIANTS))}
+    # seeds where every seat is asked more than once (the fake server answers by the prompt's hash, so a
+    # prompt's wording moves them: 40 + i left cove's P1 dead after one question once the prompts changed)
+    return {variant: asyncio.run(_play(variant, 140 + i)) for i, variant in enumerate(sorted(VARIANTS))}
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

@@ -47,7 +47,8 @@ def recorder_vcr() -> vcr.VCR:
 
 def first_decision():
     cls = VARIANTS["classic"]
-    game = cls([f"P{i}" for i in range(1, 10)], seed=7)
+    # the recorded decision is P1's opening speech: day 1 opens at the first seat
+    game = cls([f"P{i}" for i in range(1, 10)], {"speaking_order": "rotate"}, seed=7)
     request = game.pending()[0]
     return game, request, game.view(request.player)
 

@@ -127,7 +127,7 @@ def test_strict_schema_is_mechanically_valid():
                 assert node["required"] == list(node["properties"])
     accuse = schemas.sent["speak"]["properties"]["accuse"]
     assert {"enum": ["Bob", "Cid"], "type": "string"} in accuse["anyOf"] and {"type": "null"} in accuse["anyOf"]
-    assert "at most 2 items" in schemas.sent["speak"]["properties"]["floor"]["description"]
+    assert "(at most 2)" in schemas.sent["speak"]["properties"]["floor"]["description"]
 
 
 def test_strict_answers_decode_to_engine_actions():

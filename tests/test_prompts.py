@@ -189,7 +189,9 @@ def test_payoff_tables_are_the_scoring_codes():
     for (own, other), points in scoring.SURVIVOR_PAIRS.items():
         assert f"\n- {words[own]} beside {words[other]}: {_num(points)}\n" in _system("duel3")
     trio = _system("trio")
-    alive_rows = re.findall(r"\n- (townsperson|mafia|cop), ([\w ]+): (\d+)", trio)
+    undeclared = "undeclared cop (scoring as a townsperson)"  # the only holder of the row: two townspeople in the deck
+    row = r"\n- (townsperson|mafia|cop|undeclared cop \(scoring as a townsperson\)), ([\w ]+): (\d+)"
+    alive_rows = [("townsperson" if r == undeclared else r, s, p) for r, s, p in re.findall(row, trio)]
     assert len(alive_rows) == len(scoring.TRIO_ALIVE)
     assert sorted(int(p) for *_, p in alive_rows) == sorted(scoring.TRIO_ALIVE.values())
     singular = {"townspeople": "townsperson", "mafia": "mafia", "cops": "cop"}
@@ -208,6 +210,8 @@ def test_payoff_tables_are_the_scoring_codes():
     }
     assert f"(at most {scoring.TRIO_BONUS_CAP})" in trio and "not a multiplier" in trio
     assert "killed in round 1 by the cop and the other townsperson scores 4" in trio
+    assert f"\n- {undeclared}, with two townspeople alive: 2\n" in trio and "\n- townsperson, with two townspeople" not in trio
+    assert "an undeclared cop scores in every row as a townsperson" in " ".join(trio.split())
 
 
 def _option_values(field: Any) -> list[Any]:
@@ -312,3 +316,156 @@ def test_the_decision_kinds_cover_every_action_a_prompt_names():
         for name in re.findall(r"`([a-z_]+)`", text):
             assert name in kinds or name in ("thought", "speech", "claim", "accuse", "nominate", "floor", "target",
                                               "position", "slot", "first", "yes", "action", "kind"), name  # fmt: skip
+
+
+# ---- issues 25.4 and 26: what a model must be told ------------------------------------------------
+MCKAY = ("duel", "duel3", "trio")
+TALLY = re.compile(r"^Accusations today: (none yet|.+)\.$", re.M)
+#: village's discussion and trial questions (each must carry the day's tally)
+TALLY_QUESTIONS = ("Your discussion turn", "You are on trial", "is on trial. Vote", "must end with a conviction: vote")
+
+
+def test_village_discussion_and_trial_questions_show_the_days_tally(rendered):
+    texts, _, _ = rendered[("village", "tools")]
+    asked = [t for t in texts if any(q in t for q in TALLY_QUESTIONS) and "Answer the same question again" not in t]
+    assert asked
+    counted = 0
+    for text in asked:
+        found = TALLY.search(text)
+        assert found, text[-800:]
+        if found.group(1) == "none yet":
+            continue
+        counted += 1
+        counts = []
+        for item in found.group(1).split("; "):
+            name, n, by = re.fullmatch(r"(\w+) (\d+) \((.+)\)", item).groups()
+            accusers = re.split(r", | and ", by)
+            assert int(n) == len(accusers) == len(set(accusers)) and name not in accusers, item
+            counts.append(int(n))
+        assert counts == sorted(counts, reverse=True), found.group(0)
+    assert counted
+    questions = [t for t in asked if "Your discussion turn" in t]
+    assert all("accusing the same player again changes nothing" in t for t in questions)
+    assert any("again: that changes nothing (each accuser counts once per accused)" in t for t in texts)
+
+
+def test_village_says_how_a_lot_fills_the_final_vote_and_when_the_mafia_meet(rendered):
+    system = " ".join(_system("village").split())
+    assert "a seeded lot fills it from the next most accused" in system
+    assert "an unaccused player can be drawn into the final vote" in system
+    assert "they meet on the first night" in system
+    texts, _, _ = rendered[("village", "tools")]
+    lots = [line for t in texts for line in t.splitlines() if line.startswith("- A lot among") and "final vote" in line]
+    assert lots and all("seeded lot from the next most accused" in line for line in lots)
+    day1_mafia = [t for t in texts if "- Your card: mafia (team mafia)." in t and "\nDay 1." in t]
+    assert day1_mafia and all("The mafia meet on the first night" in t for t in day1_mafia)
+
+
+@pytest.mark.parametrize("variant", MCKAY)
+def test_mckay_beat_questions_show_the_match_score_and_one_minus_sign(rendered, variant):
+    texts, _, _ = rendered[(variant, "tools")]
+    beats = [t for t in texts if re.search(r"Hand \d+ of \d+, beat \d+ of \d+\.", t)]
+    assert beats
+    score = re.compile(r"^Match score: (\w+ (\+[1-9]\d*|−[1-9]\d*|0)(, |\. ))+Bonus: (\w+ \d+(, |\.$))+", re.M)
+    for text in beats:
+        assert score.search(text), text[-600:]
+    assert any(re.search(r"^Match score: .*[+−][1-9]", t, re.M) for t in beats), "never a score but 0"
+    for text in texts:
+        assert not re.search(r"(?<![\w-])-\d", _plain_part(text)), "a hyphen as a minus sign"
+
+
+@pytest.mark.parametrize("variant", MCKAY)
+def test_mckay_prompts_say_each_player_scores_for_himself(rendered, variant):
+    for mode in MODES:
+        texts, _, _ = rendered[(variant, mode)]
+        for text in texts:
+            assert "win for your team" not in text and "play for your team" not in text
+    for short in (False, True):
+        cls = VARIANTS[variant]
+        game = cls([f"P{i}" for i in range(1, cls.default_players + 1)], seed=2)
+        conv = Conversation("P1", variant, game.options.model_dump(mode="json"), "tools", make_env(), short=short)
+        conv.start(game.pending()[0])
+        system = " ".join((conv.system or "").split())
+        assert "win for your team" not in system and ("scores for himself" in system), system[:600]
+
+
+def test_duel3_beats_say_the_order_and_report_a_kill_that_failed(rendered):
+    texts, _, _ = rendered[("duel3", "tools")]
+    guidance = [t for t in texts if "This is one beat of the clock" in t]
+    assert guidance and all("drawn at random and kept hidden" in t for t in guidance)
+    assert any("fails: its killer was killed first, earlier in this beat's hidden order" in t for t in texts)
+    offers = [t for t in texts if "offer a handshake (" in t]
+    assert offers and all("it ends the hand at once, scored with everyone alive surviving" in t for t in offers)
+
+
+def test_the_judge_question_says_what_the_ruling_does(rendered):
+    texts, groups, _ = rendered[("trio", "tools")]
+    judged = [t for t in texts if "You judge who was first" in t]
+    assert "judge" in groups and judged
+    assert all("the other's kill never happened, so the other is the victim" in " ".join(t.split()) for t in judged)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_system_prompts_have_no_glued_sentences(variant):
+    cls = VARIANTS[variant]
+    game = cls([f"P{i}" for i in range(1, cls.default_players + 1)], seed=2)
+    for mode in MODES:
+        for short in (False, True):
+            conv = Conversation("P1", variant, game.options.model_dump(mode="json"), mode, make_env(), short=short)
+            conv.start(game.pending()[0])
+            glued = re.search(r"\w\.[A-Z]", conv.system or "")
+            assert glued is None, f"{variant}/{mode}/short={short}: {conv.system[glued.start() - 40 : glued.end() + 20]!r}"
+
+
+def test_decision_turns_have_no_glued_sentences(rendered):
+    for (variant, mode), (texts, _, _) in rendered.items():
+        for text in texts:
+            glued = re.search(r"\w\.[A-Z]", _plain_part(text))
+            assert glued is None, f"{variant}/{mode}: {text[glued.start() - 40 : glued.end() + 20]!r}"
+
+
+#: words of the JSON-schema machinery that must never reach a model as a description
+JARGON = re.compile(
+    r"propertyNames|key/value|null to leave it out|\(default|\bdefault \[|\bitems\b|\$ref|additionalProperties|anyOf|"
+    r"maxItems|minItems|\benum\b|\bschema\b"
+)
+
+
+def _descriptions(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["description"]] if isinstance(node.get("description"), str) else []
+        return own + [d for value in node.values() for d in _descriptions(value)]
+    if isinstance(node, list):
+        return [d for value in node for d in _descriptions(value)]
+    return []
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_tool_descriptions_are_in_game_words(variant):
+    cls = VARIANTS[variant]
+    game = cls([f"P{i}" for i in range(1, cls.default_players + 1)], seed=4)
+    for seat in game.seats:
+        for strict in (True, False):
+            schemas = KindSchemas(game.repertoire_of(seat).json_schema(), strict=strict)
+            for kind in schemas.kinds:
+                for text in _descriptions(schemas.tool_parameters(kind)):
+                    assert not JARGON.search(text), (variant, kind, strict, text)
+            for text in _descriptions(schemas.union()):
+                assert not JARGON.search(text), (variant, strict, text)
+    if variant == "classic":  # classic has no nominations, in its tools or its prompts
+        assert "nominat" not in json.dumps(KindSchemas(game.repertoire_of("P1").json_schema(), strict=True).union())
+
+
+def test_classic_cove_and_night_questions_say_the_game_at_hand(rendered):
+    classic, _, _ = rendered[("classic", "tools")]
+    assert not any("nominat" in _plain_part(t) for t in classic)
+    floors = [t for t in classic if "handed you the floor" in t]
+    assert floors and all("during their defence" in t and "during their last words" not in t for t in floors)
+    cove, _, _ = rendered[("cove", "tools")]
+    speeches = [t for t in cove if "Your speech. You must nominate" in t]
+    assert speeches and all("immune today" in t for t in speeches)
+    assert any("nobody is immune today" in t for t in speeches) and any("Nobody is immune in today's vote." in t for t in cove)
+    for variant in ("classic", "cove", "village"):
+        texts, _, _ = rendered[(variant, "tools")]
+        nights = [t for t in texts if re.search(r"^Night \d+\. You are", t, re.M)]
+        assert nights and all(re.search(r"^Mafia alive: \d+( to \d+)? \(\d+ dealt, ", t, re.M) for t in nights), variant

@@ -89,9 +89,27 @@ def _said(events: list[Event]) -> list[str]:
 def _secrets(events: list[Event], name: str) -> list[str]:
     """What the events ``name`` did not see say, except what the events it saw say too (a bot may
     think the very words another bot thinks; a check's result may also be a public claim)."""
-    seen = "\n".join(_said([e for e in events if e.visible_to(name)]))
+    seen = "\n".join(_said([e for e in events if e.visible_to(name)]) + _team_knowledge(events, name))
     hidden = {s.strip() for s in _said([e for e in events if not e.visible_to(name)])}
     return sorted(s for s in hidden if len(s) >= 7 and s not in seen)
+
+
+def _team_knowledge(events: list[Event], name: str) -> list[str]:
+    """What a seat knows without being told: its own card, and for a mafia seat its team's roll
+    call (its page says "Gus is not mafia (not on your team)", which is no secret to it)."""
+    members: set[str] = set()
+    seats: set[str] = set()
+    mine: list[str] = []
+    for e in events:
+        if e.type == "team" and e.visible_to(name):
+            members |= set(e.data.get("members", ()))
+        if e.type == "role" and e.to is not None and name in e.to:  # its own card
+            mine = [f"{name} is {'mafia' if e.data.get('team') == 'mafia' else 'not mafia'}"]
+        if e.actor:
+            seats.add(e.actor)
+    if not members:
+        return mine
+    return mine + [f"{n} is mafia" for n in sorted(members)] + [f"{n} is not mafia" for n in sorted(seats - members)]
 
 
 @pytest.fixture(scope="module")

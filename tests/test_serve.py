@@ -312,7 +312,8 @@ def test_the_default_shown_is_always_a_legal_answer(variant: str) -> None:
 
 async def test_a_refused_answer_gets_the_engines_reason_and_a_good_one_goes_through(tmp_path: Path) -> None:
     async with served(tmp_path) as client:
-        made = await create(client, variant="classic", players=6, seed=4, seats={"Ann": "person"})
+        # seed 1: Ann opens day 1's talk (each day's opener is drawn from the seed)
+        made = await create(client, variant="classic", players=6, seed=1, seats={"Ann": "person"})
         table, token = made["table"], made["seats"]["Ann"]["token"]
         url = f"/api/tables/{table}/seats/{token}"
         state = await (await client.get(f"{url}?after=0&wait=10")).json()

@@ -88,7 +88,7 @@ class Script:
 
 def play(script: Script, deal: dict[str, str] = DEAL, seed: int = 0, **options: Any) -> Village:
     """Run the script until the game ends or a seat has no answer left; every answer must be used."""
-    game = Village(list(deal), options, seed, deal=deal)
+    game = Village(list(deal), {"speaking_order": "rotate", **options}, seed, deal=deal)  # scripts: fixed order
     players = {name: ScriptedPlayer(name, script.answers.get(name, [])) for name in deal}
     unknown = set(script.answers) - set(deal)
     assert not unknown, unknown

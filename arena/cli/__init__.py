@@ -124,7 +124,7 @@ def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> An
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.cli.console import Printer, print_result
+    from arena.cli.console import Printer, print_next_steps, print_result
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report, seat_human
     from arena.run.orchestrator import play
@@ -210,6 +210,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     print_usage(console, players, time.perf_counter() - started, game)
     if human is not None:
         print_night_report(console, game)
+        print_next_steps(console, writer.path, human)
     if calls is not None:
         calls.report(console)
     if failure is not None:

@@ -110,6 +110,21 @@ def print_result(console: Console, game: Game, specs: Mapping[str, str], transcr
         console.print(Text(f"transcript: {transcript}"), highlight=False)
 
 
+def print_next_steps(console: Console, transcript: Path | None, person: str) -> None:
+    """After a person's game: the commands that read it again (the story in the terminal, or a
+    page), as that seat saw it or with everything shown."""
+    if transcript is None:
+        return
+    console.print(Text("Read this game again:", style="bold"))
+    for command, what in (
+        (f"arena show {transcript}", "the whole story, every card and night action shown"),
+        (f"arena show {transcript} --as {person}", f"only what {person} saw"),
+        (f"arena report {transcript} --as {person}", f"a page of what {person} saw, safe to send to that player"),
+        (f"arena report {transcript}", "a page of the whole game"),
+    ):
+        console.print(Text.assemble(("  " + command, "cyan"), f"  — {what}"), highlight=False, soft_wrap=True)
+
+
 def print_variants(console: Console, variants: Mapping[str, type[Game]]) -> None:
     table = Table(title="variants")
     for column in ("variant", "players", "default", "title"):

@@ -15,7 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,19 @@ class GameOptions(BaseModel):
     retries: int = Field(2, ge=0, le=10, description="Re-asks after a rejected answer before a forfeit.")
     max_days: int = Field(20, ge=1, description="After this many days the game is a draw.")
     max_speech_chars: int = Field(600, ge=1, description="Longest speech accepted, in characters.")
+
+
+class TurnOptions(GameOptions):
+    """Options of the variants whose days are talked through in turns (classic, cove, village)."""
+
+    speaking_order: Literal["seeded", "rotate"] = Field(
+        "seeded",
+        description=(
+            "Who opens each day's talk: 'seeded' draws a living seat per day from the game seed (every seat "
+            "gets the first turns equally often); 'rotate' starts day 1 at the first seat, each later day one "
+            "living seat further."
+        ),
+    )
 
 
 @dataclass(slots=True, frozen=True)
@@ -235,6 +248,18 @@ class Game:
     def pending(self) -> list[DecisionRequest]:
         """The decisions to settle now (asked together; one item for a sequential step)."""
         return list(self._pending)
+
+    def day_opener(self, previous: str | None) -> str:
+        """The living seat who opens today's talk. ``seeded`` (the default): a draw per day from the
+        game seed, on a generator of its own so that no other seeded draw moves; ``rotate``: the
+        first living seat on day 1, then one living seat after ``previous``."""
+        if getattr(self.options, "speaking_order", "rotate") == "seeded":
+            alive = self.alive
+            return alive[random.Random(f"opener:{self.seed}:{self.day}").randrange(len(alive))]
+        if previous is None:
+            first = self.seats[0]
+            return first if self._alive[first] else self.next_seat(first)
+        return self.next_seat(previous)
 
     def next_seat(self, name: str, *, alive_only: bool = True) -> str:
         """The seat after ``name`` (living ones only by default)."""

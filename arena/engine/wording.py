@@ -117,7 +117,8 @@ def speech_line(event: Event, day_word: str = "Day") -> str:
         label = f"{who} to the {event.audience.removeprefix('team:')}" if kind == "channel" else who
     notes = []
     if data.get("accuse"):
-        notes.append(f"accuses {data['accuse']}")
+        again = " again: already counted, this changes nothing" if data.get("again") else ""
+        notes.append(f"accuses {data['accuse']}{again}")
     if data.get("nominate"):
         notes.append(f"nominates {data['nominate']}")
     if data.get("floor"):
@@ -138,19 +139,41 @@ def vote_result_line(data: Mapping[str, Any]) -> str:
     on = f" on {data['accused']}" if data.get("accused") else ""
     if not on and data.get("candidates"):
         on = f" on {and_list(data['candidates'])}"
+    if data.get("vote") == "both_leave":  # not "Both leave vote on Cid and Fay"
+        on = f" on whether both {and_list(data.get('candidates', []))} leave"
+        vote = ""
     if "yes" in data:
         outcome = "passes" if data.get("passed") else "fails"
         yes, no = data.get("yes", []), data.get("no", [])
         counts = f"{len(yes)} yes ({names_or_nobody(yes)}), {len(no)} no ({names_or_nobody(no)})"
-        return f"{vote.capitalize()} vote{on}: {counts} — {outcome}."
+        return f"{(vote + ' vote').strip().capitalize()}{on}: {counts} — {outcome}."
     votes = data.get("votes", {})
     cast = ", ".join(f"{voter}→{target if target is not None else 'abstain'}" for voter, target in votes.items())
     result = data.get("result")
-    return f"{vote.capitalize()} vote{on}: {cast or 'no votes'} — result: {result if result is not None else 'none'}."
+    counts: dict[str, int] = {}
+    for target in votes.values():
+        if target is not None:
+            counts[str(target)] = counts.get(str(target), 0) + 1
+    tally = " · ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda item: -item[1]))
+    if result is not None:
+        outcome = f"result: {result}"
+    elif data.get("tied"):
+        outcome = f"a tie between {and_list(data['tied'])}"
+    else:
+        outcome = "result: none"
+    return f"{vote.capitalize()} vote{on}: {cast or 'no votes'}" + (f" (count: {tally})" if tally else "") + f" — {outcome}."
+
+
+MINUS = "−"  # one minus sign on every screen and in every prompt (never the hyphen)
+
+
+def signed_number(value: int) -> str:
+    """``+3``, ``−5``, ``0``: a score as every screen and prompt writes it."""
+    return f"+{value}" if value > 0 else str(value).replace("-", MINUS)
 
 
 def signed(values: Mapping[str, Any]) -> str:
-    return ", ".join(f"{name} {value:+d}" if isinstance(value, int) else f"{name} {value}" for name, value in values.items())
+    return ", ".join(f"{name} {signed_number(v)}" if isinstance(v, int) else f"{name} {v}" for name, v in values.items())
 
 
 MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
@@ -166,6 +189,7 @@ MCKAY_LINES = {  # McKay's real-time games: type -> line about actor and data
     "kill": lambda who, d: f"{who} kills {d.get('target')}!",
     "judge_ruling": lambda who, d: f"{who} rules that {d.get('first')} killed first.",
     "retracted": lambda who, d: f"{who} takes back the kill on {d.get('target')}.",
+    "kill_void": lambda who, d: f"{who}'s kill of {d.get('target')} fails ({d.get('reason') or 'one of them is already dead'}).",
 }
 HAND_ENDS = {  # why a hand of McKay's games ended
     "kill": "a kill",
@@ -186,6 +210,9 @@ PUBLIC_CAUSES = {
     "night": "in the night",
     "kill": "killed",
     "mafia": "killed by the mafia",  # not "(mafia)": beside "(execution)" it read as the card
+    "maniac": "killed by the maniac",
+    "mistress": "died with the mistress: her client dies with her",
+    "arrest": "arrested by the detective",
 }
 BY_CAUSES = {"kill": "killed by {}", "simultaneous": "a simultaneous kill by {}", "vote": "the kill cards of {}"}
 
@@ -238,6 +265,8 @@ def channel_line(data: Mapping[str, Any]) -> str:
 def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
     """(line, style) for an event everyone saw, or None to print nothing."""
     t, data = event.type, event.data
+    if t == "accusation" and isinstance(data.get("count"), int):  # village: the running count
+        return f"{data.get('accused')} now has {plural(data['count'], 'accusation')} today.", "dim"
     if t in SILENT_TYPES:
         return None
     if t == "day":
@@ -294,7 +323,7 @@ def private_line(event: Event) -> str | None:
     t, data = event.type, event.data
     who = event.audience.removeprefix("player:")
     if t == "role":
-        return f"[{who}] card: {data.get('role')} ({data.get('team')})"
+        return f"[{who}] card: {data.get('role')} (team {data.get('team')})"
     if t == "team":
         return f"[{who}] members: {names_or_nobody(data.get('members'))}"
     if t == "check_result":
@@ -322,7 +351,9 @@ def private_line(event: Event) -> str | None:
         return f"[{who}] {channel_line(data)}"
     if t == "shots":
         shots = ", ".join(f"{m}→{target or 'holds fire'}" for m, target in data.get("shots", {}).items())
-        return f"[{who}] shots: {shots}; victim: {data.get('victim') or 'nobody'}"
+        victim = data.get("victim")
+        why = "" if victim else ": a kill needs more than half of the living mafia on the same player"
+        return f"[{who}] shots: {shots}; victim: {victim or 'nobody'}{why}"
     return f"[{who}] {fallback_line(event)}"
 
 
@@ -353,3 +384,26 @@ def fate_text(cause: str, day: int, phase: str) -> str:
     """
     verb = DEATH_VERBS.get(cause, f"died ({cause.replace('_', ' ')})")
     return f"{verb} on {'night' if phase in NIGHT_PHASES else 'day'} {day}"
+
+
+# ---- the public mafia count -------------------------------------------------------------------------
+def public_mafia(deck: Any, events: Any) -> str | None:
+    """How many mafia are alive as the whole table can tell: the mafia cards dealt (``deck``:
+    ``(card, count)`` pairs, public in every variant) minus the deaths whose card was shown as
+    mafia; deaths with a hidden card leave a range. None when the deck deals no mafia card."""
+    dealt = sum(n for card, n in deck or () if card == "mafia")
+    if not dealt:
+        return None
+    shown = hidden = 0
+    for event in events:
+        if event.type == "death" and event.to is None:
+            if event.data.get("role") is None:
+                hidden += 1
+            elif event.data.get("role") == "mafia":
+                shown += 1
+    most = dealt - shown
+    least = max(0, most - hidden)
+    dead = f"{shown} shown dead" if shown else "none shown dead"
+    if least == most:
+        return f"Mafia alive: {most} ({dealt} dealt, {dead})."
+    return f"Mafia alive: {least} to {most} ({dealt} dealt, {dead}; {plural(hidden, 'death')} with the card not shown)."

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.engine import Event
-from arena.engine.wording import public_line
+from arena.engine.wording import public_line, signed
 from arena.report.knowledge import Statement
 from arena.report.story import Answer, Item, SeatUsage, Story, audience_label, build_story, private_line
 from arena.report.words import action_words, thought
@@ -179,7 +179,6 @@ def _public_event(say: Any, event: Event, item: Item | None, day_word: str, view
         text = item.text
     if event.type == "hand_over" and item is not None:
         data = item.data
-        signed = lambda values: ", ".join(f"{n} {v:+d}" if isinstance(v, int) else f"{n} {v}" for n, v in values.items())  # noqa: E731
         cards = ", ".join(f"{n} {c}" for n, c in (data.get("roles") or {}).items())
         text = (
             f"{item.text}. Cards: {cards}; points {signed(data.get('points') or {})}; totals {signed(data.get('scores') or {})}."

@@ -18,12 +18,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from arena.engine import ActionBase, Clock, DecisionRequest, Game, GameOptions, Option, Phase, Repertoire, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, Game, Option, Phase, Repertoire, RulesError, TurnOptions
 from arena.engine.game import HOLD_FIRE, NO, VERDICT_ONLY, names_spec
 from arena.engine.requests import FieldSpec
 
 
-class ClassicOptions(GameOptions):
+class ClassicOptions(TurnOptions):
     mafia_count: int | None = Field(None, ge=1, description="Mafia members; default floor((players + 1) / 4).")
     discussion_rounds: int = Field(3, ge=1, description="Discussion rounds before the referee's lot.")
     max_floor: int = Field(2, ge=0, le=2, description="Players the charged may hand the floor to.")
@@ -112,8 +112,7 @@ class Classic(Game):
 
     def _start_day(self) -> None:
         self.day += 1
-        if self.day > 1:
-            self.first_speaker = self.next_seat(self.first_speaker)
+        self.first_speaker = self.day_opener(self.first_speaker if self.day > 1 else None)
         self.speaker = self.first_speaker
         self.turns_total = self.turns_left = self.options.discussion_rounds * len(self.alive)
         self.phase = "discussion"
@@ -145,7 +144,7 @@ class Classic(Game):
             f"{self.accuser} accused {self.accused}. Vote yes to charge {self.accused}, no to clear."
             if vote == "charge"
             else f"{self.accused} is charged. Vote yes to execute {self.accused}, no to spare."
-        )
+        ) + " Everyone votes at the same time: nobody sees another vote before casting their own."
         return [
             self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote=vote, accused=self.accused)
             for n in self._voters()
@@ -226,7 +225,7 @@ class Classic(Game):
         speaker = self.floor_queue[0]
         return self.ask_to_speak(
             speaker,
-            f"{self.accused} handed you the floor during their last words. Speak once.",
+            f"{self.accused} handed you the floor during their defence. Speak once.",
             group="floor",
             accused=self.accused,
         )

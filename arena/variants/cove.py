@@ -34,7 +34,7 @@ Readings fixed here (the page and the seed are silent):
 - A channel pointing reaches the team as a ``speech`` event (kind ``channel``) carrying its
   ``target``, words or not, whether or not the member is frozen. The mafia's tie-break is a
   seeded draw among the tied in seat order; nobody is told of it.
-- Day speeches start on day 1 with the first living seat, each later day one living seat further.
+- Day speeches start with a living seat drawn per day from the seed (option ``speaking_order``).
   Votes and the "both leave" verdict are public once counted (hands at a table). A nominee may
   vote, for himself too; the immune player votes. The first vote with no votes at all sends
   nobody out even with several nominees; in a two-way revote 0-0 is a tie (the page says so).
@@ -58,7 +58,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
+from arena.engine import ActionBase, DecisionRequest, FieldSpec, Game, Option, Phase, Repertoire, RulesError, TurnOptions
 from arena.engine.events import team_audience
 from arena.engine.game import ABSTAIN, NO, SPEAK_SILENT, VERDICT_ONLY, names_spec
 
@@ -71,7 +71,7 @@ SAVED_MISTRESS = "the doctor saved the mistress from a murder; the maniac killed
 NIGHT_SLOT = {"mistress": "visit", "maniac": "maniac", "detective": "check", "doctor": "heal"}
 
 
-class CoveOptions(GameOptions):
+class CoveOptions(TurnOptions):
     first_phase: Literal["night", "day"] = Field(
         "night", description='"night": the game opens with night 1; "day": with day 1 (the first night is night 2).'
     )
@@ -401,11 +401,7 @@ class Cove(Game):
 
     # ---- day ------------------------------------------------------------------------------
     def _begin_day(self) -> None:
-        if self.first_speaker is None:
-            first = self.seats[0] if self.is_alive(self.seats[0]) else self.next_seat(self.seats[0])
-        else:
-            first = self.next_seat(self.first_speaker)
-        self.first_speaker = first
+        first = self.first_speaker = self.day_opener(self.first_speaker)
         alive = self.alive
         start = alive.index(first)
         self.speakers = list(alive[start:] + alive[:start])
@@ -422,7 +418,8 @@ class Cove(Game):
         legal = self.targets(exclude=forbidden)
         if legal:
             option = Option("speak", {"nominate": names_spec(legal, forbidden=forbidden)})
-            question = "Your speech. You must nominate one living player (not yourself, not today's immune player)."
+            immune = f"not {self.immune}, immune today" if self.immune is not None else "nobody is immune today"
+            question = f"Your speech. You must nominate one living player (not yourself; {immune})."
         else:
             option = Option("speak")
             question = "Your speech. Nobody can be nominated by you today, so your speech has no nomination."
@@ -454,7 +451,7 @@ class Cove(Game):
             "vote": f"Vote for one nominee ({names}) or abstain (null). The single highest count leaves the game.",
             "revote": f"Revote among the tied ({names}), or abstain (null). A tie of three or more again: nobody leaves.",
             "runoff_vote": f"Revote between {names}, or abstain (null). A tie goes to a vote on whether both leave.",
-        }[self.phase]
+        }[self.phase] + " Everyone votes at the same time: nobody sees another vote before casting their own."
         spec = names_spec(self.candidates, nullable=True)
         return [
             self.request(n, question, (Option("vote", {"target": spec}),), group="vote", default=ABSTAIN,
@@ -528,7 +525,8 @@ class Cove(Game):
         return [
             self.request(
                 n, f"The revote between {first} and {second} tied. Vote yes for both to leave the game, no for both "
-                "to stay; both leave with more than half of the living players voting yes.",
+                "to stay; both leave with more than half of the living players voting yes. Everyone votes at the "
+                "same time: nobody sees another vote before casting their own.",
                 VERDICT_ONLY, group="verdict", default=NO, vote="both_leave", candidates=list(self.candidates),
             )
             for n in self.alive

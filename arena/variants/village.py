@@ -43,14 +43,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, model_validator
 
-from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, GameOptions, Option, Phase, Repertoire, RulesError
+from arena.engine import ActionBase, Clock, DecisionRequest, FieldSpec, Game, Option, Phase, Repertoire, RulesError, TurnOptions
 from arena.engine.events import team_audience
 from arena.engine.game import NO, VERDICT_ONLY, names_spec
 
 DealRole = Literal["mafia", "villager", "detective", "doctor"]
 
 
-class VillageOptions(GameOptions):
+class VillageOptions(TurnOptions):
     mafia_count: int = Field(0, ge=0, description="Mafia members; 0 = the seed's table, floor(players / 3).")
     deal: dict[DealRole, NonNegativeInt] = Field(
         default_factory=dict,
@@ -176,10 +176,15 @@ class Village(Game):
     def _count(self, name: str) -> int:
         return len(self.accusers.get(name, ()))
 
+    def tally(self) -> dict[str, list[str]]:
+        """Today's accusations, most accused first (seat order within a count): accused -> accusers
+        in seat order. Public (every accusation is), so every discussion and trial question carries it."""
+        ranked = sorted((n for n in self.seats if self.accusers.get(n)), key=lambda n: -self._count(n))
+        return {n: [a for a in self.seats if a in self.accusers[n]] for n in ranked}
+
     def _start_day(self) -> None:
         self.day += 1
-        if self.day > 1:
-            self.first_speaker = self.next_seat(self.first_speaker)
+        self.first_speaker = self.day_opener(self.first_speaker if self.day > 1 else None)
         self.speaker = self.first_speaker
         self.turns_total = self.turns_left = self.options.discussion_rounds * len(self.alive)
         self.accusers = {}
@@ -205,19 +210,23 @@ class Village(Game):
             speaker,
             "Your discussion turn. You may accuse one living player; "
             + ("today is the first day: accusations are allowed, but nobody is tried or executed today."
-               if first else "when the talk is over, the most accused is tried."),
+               if first else "when the talk is over, the most accused is tried.")
+            + " A new accusation adds to your earlier ones; accusing the same player again changes nothing.",
             group="discussion",
             fields={"accuse": accuse},
             clock=Clock("discussion turn", self.turns_left, self.turns_total),
+            tally=self.tally(),
         )  # fmt: skip
 
     def _on_discussion(self, answers: dict[str, ActionBase]) -> None:
         speaker = self.speaker
         action = answers[speaker]
-        self.public("speech", actor=speaker, kind="discussion", **self.said(action), accuse=action.accuse)
-        if action.accuse is not None and speaker not in self.accusers.setdefault(action.accuse, set()):
-            self.accusers[action.accuse].add(speaker)
-            self.public("accusation", actor=speaker, accused=action.accuse)
+        again = action.accuse is not None and speaker in self.accusers.get(action.accuse, ())
+        extra = {"again": True} if again else {}  # a repeated accusation counts nothing: the speech says so
+        self.public("speech", actor=speaker, kind="discussion", **self.said(action), accuse=action.accuse, **extra)
+        if action.accuse is not None and not again:
+            self.accusers.setdefault(action.accuse, set()).add(speaker)
+            self.public("accusation", actor=speaker, accused=action.accuse, count=self._count(action.accuse))
         self.turns_left -= 1
         self.speaker = self.next_seat(speaker)
         if self.turns_left > 0:
@@ -260,6 +269,7 @@ class Village(Game):
             "player, you included, votes guilty or innocent. This is your last speech: if found guilty you are "
             "executed at once; if acquitted, the day goes on to the next trial or to the final vote.",
             group="defence",
+            tally=self.tally(),
         )
 
     def _on_defence(self, answers: dict[str, ActionBase]) -> None:
@@ -268,10 +278,13 @@ class Village(Game):
 
     def _ask_verdict(self) -> list[DecisionRequest]:
         question = (
-            f"{self.accused} is on trial. Vote yes for guilty, no for innocent; guilty needs more guilty than innocent votes."
+            f"{self.accused} is on trial. Vote yes for guilty, no for innocent; guilty needs more guilty than innocent votes. "
+            "Everyone votes at the same time: nobody sees another vote before casting their own."
         )
         return [
-            self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote="guilty", accused=self.accused)
+            self.request(
+                n, question, VERDICT_ONLY, group="verdict", default=NO, vote="guilty", accused=self.accused, tally=self.tally()
+            )
             for n in self.alive
         ]
 
@@ -294,10 +307,12 @@ class Village(Game):
         return [
             self.request(
                 n,
-                f"The day must end with a conviction: vote for {first} or {second}. No abstaining; a tie is settled by lot.",
+                f"The day must end with a conviction: vote for {first} or {second}. No abstaining; a tie is settled by "
+                "lot. Everyone votes at the same time: nobody sees another vote before casting their own.",
                 (Option("vote", {"target": spec}),),
                 group="vote",
                 candidates=list(self.candidates),
+                tally=self.tally(),
             )
             for n in self.alive
         ]
@@ -341,11 +356,14 @@ class Village(Game):
         forbidden[member] = "you cannot point at yourself: point at a living non-mafia player"
         spec = names_spec(self.targets(exclude=self.living("mafia")), forbidden=forbidden)
         rounds = self.options.channel_rounds
+        if len(self.living("mafia")) == 1:  # nobody to agree with, nobody to hear
+            how = "You are the last living mafia member: the player you point at is tonight's victim."
+        else:
+            how = "All living mafia must name the same victim. Your words reach the mafia only."
         return [
             self.request(
                 member,
-                f"Night channel, round {self.channel_round} of {rounds}: point at one living non-mafia player "
-                "to kill. All living mafia must name the same victim. Your words reach the mafia only.",
+                f"Night channel, round {self.channel_round} of {rounds}: point at one living non-mafia player to kill. {how}",
                 (Option("kill", {"target": spec}),),
                 group="mafia_channel",
                 talk=team_audience("mafia"),

@@ -14,8 +14,7 @@ anchor). Links are linear in the anchors, so when an anchor moves only that play
 re-weighed, and new links reach each bot's suspicion through a journal in O(new links).
 
 A town bot folds its private knowledge (itself, its checks) into the anchors. A mafia bot
-keeps the *public* model only — what the town can know — which is identical for every partner,
-so partners that rank targets with it agree on a shot without talking.
+keeps the *public* model only — what the town can know — to blend in with the town's reading.
 """
 
 from __future__ import annotations
@@ -114,6 +113,7 @@ class PublicRecord:
         self.claims: dict[str, ClaimInfo] = {}
         self.ballots: list[Ballot] = []
         self.accusations: list[tuple[str, str, int]] = []  # (accuser, accused, day)
+        self.speakers: list[list[str]] = []  # each day's public speakers, first speech first
         self.blind = 0  # the first accusations, made before any night or claim: guesses, not reads
         self.accusers_today: dict[str, set[str]] = {}
         self.last_accuser: dict[str, str] = {}  # accused -> the latest accuser, today
@@ -162,6 +162,7 @@ class PublicRecord:
         self.tried_today = set()
         self.last_accuser = {}
         self.on_trial = None
+        self.speakers.append([])
 
     def _on_night(self, e: Event) -> None:
         self.night = e.data.get("number", self.night + 1)
@@ -189,6 +190,9 @@ class PublicRecord:
         actor = e.actor
         if actor is None:
             return
+        speakers = self.speakers
+        if speakers and actor not in speakers[-1]:
+            speakers[-1].append(actor)
         floor = data.get("floor")
         if floor:
             self._link(actor, tuple(floor), W_FLOOR)
@@ -750,7 +754,9 @@ class Memory:
                 pushed[b.accused] = pushed.get(b.accused, 0) + 1
         me = self.me
         # sparing me is no reason to suspect anyone (and a mafia bot's own public anchor may be high)
-        out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items() if who != me)
+        # sparing someone one also accused is a mixed record, not protection
+        accused_by_name = {accused for accuser, accused, _ in self.accusations if accuser == name}
+        out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items() if who != me and who not in accused_by_name)
         out.extend((0.8 + n, ("pushed_me", name, n) if who == me else ("pushed", name, who, n)) for who, n in pushed.items())
         for accuser, accused, _ in self.accusations:
             if accuser == name and anchor.get(accused, 0.0) <= -0.5:

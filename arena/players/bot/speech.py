@@ -110,8 +110,11 @@ class Voice:
                 "spared",
                 (
                     f"{voter} voted to spare {saved} {times(n)}; I don't trust that.",
-                    f"{voter} kept protecting {saved}.",
-                    f"Every time {saved} was on the line, {voter} voted no.",
+                    # "kept", "every time": only what the record holds more than once
+                    f"{voter} kept protecting {saved}." if n > 1 else f"{voter} protected {saved}.",
+                    f"Every time {saved} was on the line, {voter} voted no."
+                    if n > 1
+                    else f"When {saved} was on the line, {voter} voted no.",
                     f"{voter} went out of the way to save {saved}.",
                 ),
             )
@@ -305,7 +308,7 @@ class Voice:
                 "believe",
                 (
                     f"I believe {accused}. Vote no.",
-                    f"{accused} has voted with the town all game. Spare {accused}.",
+                    f"I trust {accused}. Spare {accused}.",
                     f"Don't do this; {accused} is not our problem.",
                     f"We'd be making a mistake with {accused}.",
                     f"{accused} stays, as far as I'm concerned.",

@@ -30,8 +30,9 @@ from rich.text import Text
 from arena.engine import KINDS, ActionBase, DecisionRequest, FieldSpec, Game, View
 from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
-from arena.engine.wording import and_list
+from arena.engine.wording import and_list, describe_action
 from arena.players.base import Beat, StopGame
+from arena.players.convention import team_note, team_note_text
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
@@ -53,7 +54,9 @@ from .screen import (
     hand_table,
     help_text,
     lines_of,
+    match_length,
     menu_lines,
+    night_note,
     nomination_tally,
     print_night_report,
     recap,
@@ -122,6 +125,7 @@ class HumanPlayer:
         self._deadline: float | None = None  # when the question being asked is withdrawn (loop time)
         self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
         self._last_question: str | None = None
+        self._match_told = False  # McKay's games on the wall clock: the match length was said
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -156,12 +160,22 @@ class HumanPlayer:
                 self._part_lines += 1
             if event.type == "hand_over" and event.to is None and not self._skipping:
                 self._out(hand_table(event.data))
+            if event.type == "role" and event.data.get("team") == "mafia" and self._day_first():
+                self._print(Text("The mafia meet on the first night: that is when you learn your partners.", style=PRIVATE))
+            if event.type == "morning" and event.to is None and not self._skipping:
+                note = night_note(self.variant, self.options, event.data)
+                if note is not None:
+                    self._print(Text(note, style="dim"))
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
                 if self._day_word == "Hand":
                     self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))
                 else:
                     self._print(Text("You are out for the rest of the game.", style="bold red"))
                     self._watching, self._paused = True, True  # hold() asks how to go on
+
+    def _day_first(self) -> bool:
+        """The game opens with a day (village; cove as a house rule): mafia partners meet later."""
+        return self.variant == "village" or (self.variant == "cove" and self.options.get("first_phase") == "day")
 
     def _print(self, text: Any) -> None:
         """One line of the table, wrapped at word boundaries to the terminal's width."""
@@ -222,6 +236,9 @@ class HumanPlayer:
         self._request, self._entries = request, move_entries(request)
         if feedback is None:
             self._show(request)
+            team = team_note(request.group, request.role, view.events, request.alive, self.name)
+            if team is not None:  # a silent shot: who the partners are and how the team agrees
+                self._out(Text(team_note_text(team), style="bold"))
         else:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)
@@ -249,6 +266,9 @@ class HumanPlayer:
         finally:
             self._deadline = None
         self._deadlines.pop(request.id, None)
+        if request.group == "beat":  # nothing happens until the beat is over: say it was sent
+            sent = describe_action(action).replace(" → ", " ")
+            self._print(Text(f"sent: {sent} — resolves at the end of the beat", style="green"))
         return action
 
     # ---- the wall clock (McKay's games with a person at the table) ---------------------------------
@@ -258,9 +278,12 @@ class HumanPlayer:
         if self._view is not None:
             self._catch_up(self._view)  # what the last beat did comes first
         self._beat = beat
+        if not self._match_told:  # the match length, once, before its first beat
+            self._match_told = True
+            self._print(Text(match_length(self.variant, self.options, beat.seconds), style="bold"))
         others = [n for n in beat.players if n != self.name]
         if self.name in beat.players:  # the question's prompt counts down
-            who = "you" + (f" and {and_list(others)}" if others else "") + " may act"
+            who = and_list(["you", *others]) + " may act"
             self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
             return
         who = f"{and_list(others)} may act" if others else "nobody may act"
@@ -395,7 +418,7 @@ class HumanPlayer:
                 self._complain(found)
                 continue
             if found is not None:
-                self._out(Text(f"Your claim: {claim_words(found)}.", style="dim"))
+                self._out(Text(f"Your claim, heard with your speech: '{claim_words(found)}'.", style="dim"))
             return found
 
     def _example_seat(self, request: DecisionRequest) -> str:
@@ -489,12 +512,13 @@ class HumanPlayer:
         self._out(Text("Back to the game.", style="dim"))
 
     async def _confirm_quit(self, trigger: Key | None) -> bool:
+        """Ctrl-C, Ctrl-D and ``quit`` all ask; a second Ctrl-C or Ctrl-D (or input that has
+        ended: a closed pipe answers every read with its end) is a yes."""
         if trigger is EOF:
-            self._out(Text("\nQuit the game? [y/N] yes (end of input)", style="bold yellow"))
-            return True
+            self._out()
         answer = await self._raw("Quit the game? [y/N] ", aside=True)
         if isinstance(answer, Key):
-            self._out()
+            self._out(Text("yes" + (" (end of input)" if answer is EOF else ""), style="bold yellow"))
             return True
         return norm(answer) in ("y", "yes")
 
@@ -544,7 +568,8 @@ class HumanPlayer:
             self._print(Text(question, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):
             self._print(line)
-        if not (len(entries) == 1 and entries[0].ask_fields) and (not beat or labels != self._last_menu or not panel):
+        menu_again = not beat or first_beat or labels != self._last_menu or not panel  # a hand's first beat shows it
+        if not (len(entries) == 1 and entries[0].ask_fields) and menu_again:
             self._out(Columns(menu_lines(list(labels)), padding=(0, 2)))
         self._last_question, self._last_menu = (question, labels) if beat else (None, ())
         hints = [] if len(entries) == 1 and entries[0].ask_fields else ["a number or a name"]

@@ -265,8 +265,13 @@ def _one_check(item: str, seats: Sequence[str], me: str) -> tuple[str, str] | st
     return name, result
 
 
+MANY_OF = frozenset(("citizen", "villager", "civilian", "townsperson"))  # cards dealt to several players
+
+
 def claim_words(claim: Claim) -> str:
-    """The claim as a person reads it back: 'you are the inspector; Fay is mafia'."""
-    parts = [f"you are the {claim.role}"] if claim.role else []
+    """The claim as the table will hear it: 'I am the inspector; Fay is mafia', 'I am a citizen'."""
+    role = claim.role
+    article = "" if role == "mafia" else ("a " if role in MANY_OF else "the ")
+    parts = [f"I am {article}{role}"] if role else []
     parts += [f"{name} is {result}" for name, result in claim.checks.items()]
     return "; ".join(parts)

@@ -27,8 +27,11 @@ from arena.engine.wording import (
     describe_action,
     face_down,
     plain_action,
+    plural,
     private_line,
     public_line,
+    public_mafia,
+    signed_number,
     spaced,
 )
 
@@ -56,6 +59,7 @@ class Knowledge:
     revealed: dict[str, str] = field(default_factory=dict)
     scores: dict[str, int] = field(default_factory=dict)
     hand: int | None = None  # McKay's games: the hand being played
+    deaths: list[Event] = field(default_factory=list)  # public deaths (the public mafia count reads them)
 
     def learn(self, event: Event) -> None:
         data = event.data
@@ -66,8 +70,10 @@ class Knowledge:
         elif event.type == "hand":
             self.hand = data.get("number")
             self.revealed = {}
-        elif event.type == "death" and event.to is None and data.get("role"):
-            self.revealed[str(data.get("player"))] = str(data["role"])
+        elif event.type == "death" and event.to is None:
+            self.deaths.append(event)
+            if data.get("role"):
+                self.revealed[str(data.get("player"))] = str(data["role"])
         elif event.type == "hand_over":
             self.scores = dict(data.get("scores", {}))
 
@@ -124,7 +130,7 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
         elif name in know.mates:
             notes.append(f"{know.team or 'team'} mate")
         if know.scores:
-            notes.append(f"{know.scores.get(name, 0):+d}")
+            notes.append(signed_number(know.scores.get(name, 0)))
         style = "bold green" if name == request.player else ("" if alive else "dim strike")
         seats.append(("" if alive else "† ") + name, style=style)
         if notes:
@@ -134,9 +140,13 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
         card.append(f" (team {know.team})")
     if know.mates:
         card.append(f" · with {', '.join(know.mates)}")
+    parts = [seats, card]
+    mafia = public_mafia(request.table.deck, know.deaths) if request.table is not None and know.hand is None else None
+    if mafia is not None and request.group != "beat":
+        parts.append(Text(mafia, style="dim"))
     phase = PHASE_WORDS.get(request.phase, spaced(request.phase))
     title = " · ".join([when(request, know), *([phase] if phase else []), *([str(request.clock)] if request.clock else [])])
-    return Panel(Group(seats, card), title=title, title_align="left", border_style="cyan", expand=False)
+    return Panel(Group(*parts), title=title, title_align="left", border_style="cyan", expand=False)
 
 
 # ---- help ------------------------------------------------------------------------------------
@@ -144,7 +154,7 @@ COMMANDS = (
     ("help", "the rules of this variant and these commands"),
     ("log", "everything you have seen so far"),
     ("table", "the seats and the question again"),
-    ("quit", "leave the game (Ctrl-C and Ctrl-D too)"),
+    ("quit", "leave the game (Ctrl-C and Ctrl-D too: each asks first)"),
     ("say WORDS", "words to go with your move, where talk is allowed (or: 2: WORDS)"),
 )
 
@@ -154,7 +164,7 @@ def prompts_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[3] / "prompts"
 
 
-def rules_summary(variant: str | None) -> str | None:
+def rules_summary(variant: str | None, options: Mapping[str, Any] | None = None) -> str | None:
     """The variant's rules summary: the ``rules`` block of ``prompts/system/<variant>.j2``."""
     import jinja2
 
@@ -163,12 +173,13 @@ def rules_summary(variant: str | None) -> str | None:
     if variant is None or not (directory / name).is_file():
         name = "system/_default.j2"
     try:
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(directory)), trim_blocks=True, lstrip_blocks=True)
-        template = env.get_template(name)
+        from arena.players.llm.prompt import make_env  # the prompts' own filters
+
+        template = make_env(directory).get_template(name)
         block = template.blocks.get("rules")
         if block is None:
             return None
-        text = "".join(block(template.new_context({})))
+        text = "".join(block(template.new_context({"options": dict(options or {}), "variant": variant or ""})))
     except (jinja2.TemplateError, OSError):
         return None
     paragraphs: list[str] = []
@@ -181,13 +192,42 @@ def rules_summary(variant: str | None) -> str | None:
     return "\n".join(paragraphs).strip() or None
 
 
+def house_rules(variant: str | None, options: Mapping[str, Any]) -> list[str]:
+    """The table's options as the sentences a model reads (``prompts/blocks/house_rules.j2``),
+    never as Python values; a person's screen leaves out the model-only rule on rejected answers."""
+    if not options:
+        return []
+    import jinja2
+
+    from arena.players.llm.prompt import make_env  # the prompts' own filters (plural words, sizes)
+
+    try:
+        template = make_env(prompts_dir()).get_template("blocks/house_rules.j2")
+        text = template.render(options={k: v for k, v in options.items() if k != "retries"}, variant=variant or "")
+    except (jinja2.TemplateError, OSError):  # a broken override of the prompts must not end the game
+        return []
+    return [in_words(line.strip().removeprefix("- ")) for line in text.splitlines() if line.strip()]
+
+
+def match_length(variant: str | None, options: Mapping[str, Any], seconds: float) -> str:
+    """McKay's match on the wall clock, said up front: '10 hands × 12 beats × 10 s ≈ 20 min at most'."""
+    hands, beats = int(options.get("hands", 1)), int(options.get("beats", 1))
+    rounds = 2 if variant == "trio" else 1  # trio: a second round of beats after the first death
+    total = hands * rounds * beats * seconds
+    span = f"{total / 60:.0f} min" if total >= 90 else f"{total:.0f} s"
+    shape = f"{plural(hands, 'hand')} × " + ("up to 2 rounds × " if rounds == 2 else "") + f"{plural(beats, 'beat')}"
+    sooner = "when every card lies on no kill" if variant == "trio" else "at a handshake"
+    return f"The match: {shape} × {seconds:g} s ≈ {span} at most (a hand ends sooner at a kill or {sooner})."
+
+
 def help_text(variant: str | None, options: Mapping[str, Any]) -> Group:
-    rules = rules_summary(variant)
+    rules = rules_summary(variant, options)
     parts: list[Any] = [Text(f"Rules of {variant or 'this game'}", style="bold")]
     parts.append(Text(in_words(rules) if rules else "No summary found: every question lists its legal answers."))
-    if options:
-        rules_line = ", ".join(f"{spaced(k)} = {spaced(v) if isinstance(v, str) else v}" for k, v in options.items())
-        parts.append(Text("House rules: " + rules_line, style="dim"))
+    house = house_rules(variant, options)
+    if house:
+        parts.append(Text("House rules", style="bold"))
+        parts += [Text("  " + line) for line in house]
     parts.append(Text("Commands (type them at any prompt)", style="bold"))
     parts += [Text.assemble(("  " + cmd.ljust(11), "cyan"), what) for cmd, what in COMMANDS]
     parts.append(Text("Choose by number or by name, in any case; Tab completes names."))
@@ -285,6 +325,36 @@ def nomination_tally(events: Sequence[Event]) -> str | None:
     return " · ".join(f"{name} {len(who)} ({', '.join(who)})" for name, who in ranked)
 
 
+def accusation_tally(tally: Mapping[str, Sequence[str]]) -> str:
+    """Village's running count from a request: 'Bob 2 (Ann, Cid) · Eve 1 (Dee)'."""
+    if not tally:
+        return "none yet"
+    return " · ".join(f"{name} {len(by)} ({', '.join(by)})" for name, by in tally.items())
+
+
+NO_KILL = {  # why a night can end with nobody dead, as the rules allow it (no secret told)
+    "classic": "a kill needs more than half of the living mafia on the same player: their shots did not agree",
+    "village": "the doctor saved the mafia's victim",
+    "cove": "a victim was protected by the mistress or saved by the doctor, or a kill was void",
+}
+
+
+def night_note(variant: str | None, options: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+    """A morning in words a newcomer needs: why nobody died, or why two died in one night (cove)."""
+    killed = list(data.get("killed") or [])
+    if not killed:
+        why = NO_KILL.get(variant or "")
+        if why and variant == "village" and options.get("mafia_disagreement") == "no_kill":
+            why += ", or the mafia never agreed on one"
+        return f"Nobody died: {why}." if why else None
+    if variant == "cove" and len(killed) > 1:
+        return (
+            "More than one death: the mafia and the maniac each kill, and whoever the mistress visited "
+            "dies with her (unless he is the maniac)."
+        )
+    return None
+
+
 def claims_so_far(events: Sequence[Event]) -> list[str]:
     """Each speaker's latest public claim: 'Cid (day 2): inspector; Bob is mafia'."""
     latest: dict[str, str] = {}
@@ -297,10 +367,12 @@ def claims_so_far(events: Sequence[Event]) -> list[str]:
 
 def recap(request: DecisionRequest, events: Sequence[Event]) -> list[Text]:
     """Before a vote: what is voted on, who is alive, the nominations and what was claimed."""
-    if request.group not in VOTE_GROUPS:
-        return []
     info = request.info
     lines: list[Text] = []
+    if "tally" in info:  # village: the day's accusations, most accused first
+        lines.append(Text.assemble(("Accusations today: ", "bold"), accusation_tally(info["tally"])))
+    if request.group not in VOTE_GROUPS:
+        return lines
     if info.get("accused"):
         accused = str(info["accused"])
         accusers = [e.actor for e in _today(events) if e.type == "accusation" and e.data.get("accused") == accused]
@@ -319,6 +391,7 @@ def recap(request: DecisionRequest, events: Sequence[Event]) -> list[Text]:
 
 # ---- words for people ----------------------------------------------------------------------------
 PEOPLE_WORDS = (  # the engine's questions are also read by models; a person reads them without field names
+    ("declare with position null", "declare without looking"),
     (" (null)", ""),
     ("(null)", ""),
     ("declare_cop", "declare cop"),
@@ -347,5 +420,7 @@ def hand_table(data: Mapping[str, Any]) -> Table:
         table.add_column(column, justify="left" if column in ("seat", "card") else "right")
     points, bonus, scores = data.get("points", {}), data.get("bonus", {}), data.get("scores", {})
     for name, card in data.get("roles", {}).items():
-        table.add_row(name, str(card), f"{points.get(name, 0):+d}", str(bonus.get(name, "")), f"{scores.get(name, 0):+d}")
+        table.add_row(
+            name, str(card), signed_number(points.get(name, 0)), str(bonus.get(name, "")), signed_number(scores.get(name, 0))
+        )
     return table

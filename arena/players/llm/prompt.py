@@ -31,6 +31,8 @@ from typing import Any
 import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
+from arena.engine.wording import public_mafia
+from arena.players.convention import team_note
 
 from .rulebook import payoffs
 
@@ -109,6 +111,14 @@ def _counted(card: str, n: int) -> str:
     return f"{n} {card if n == 1 else PLURALS.get(card, card + 's')}"
 
 
+def _count_votes(targets: Iterable[Any]) -> list[tuple[str, int]]:
+    """Votes per target, most first (seat order is not known here: ties keep first-cast order)."""
+    counts: dict[str, int] = {}
+    for target in targets:
+        counts[str(target)] = counts.get(str(target), 0) + 1
+    return sorted(counts.items(), key=lambda item: -item[1])
+
+
 def _signed(value: Any) -> str:
     return f"+{value}" if isinstance(value, int) and value > 0 else str(value).replace("-", "−")
 
@@ -131,6 +141,7 @@ def _env_for(directory: str) -> jinja2.Environment:
         by_size=_by_size,
         counted=_counted,
         tojson_compact=_compact,
+        count_votes=_count_votes,
     )
     return env
 
@@ -313,8 +324,11 @@ class Conversation:
         if last is not None and last.get("call"):
             reported = outcome(self.call_request, rendered)[1]
         shown = feedback is not None and any(e["type"] == "rejected" and e["data"].get("reason") == feedback for e in rendered)
+        table = getattr(request, "table", None)
+        mafia = public_mafia(table.deck, view.events) if table is not None else None
         text = self._template("decisions", request.group or None).render(
             me=self.me,
+            mafia=mafia,
             events=rendered,
             reported=reported,
             request=request_context(request, fixed),
@@ -327,6 +341,7 @@ class Conversation:
             alive_changed=list(request.alive) != self.last_alive,
             first_of_group=request.group not in self.groups_seen,
             short=self.short,
+            team=team_note(request.group, request.role, view.events, request.alive, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text

@@ -44,11 +44,12 @@ def _killers(role: str, killers: tuple[str, ...]) -> str:
     return " and ".join(f"the other {card_words(k)}" if k == role else f"the {card_words(k)}" for k in killers)
 
 
-def _killers(role: str, killers: tuple[str, ...]) -> str:
-    """The two killers of a trio round-1 death, seen from the victim: "the cop and the other townsperson"."""
-    if len(set(killers)) == 1:
-        return f"the two {PLURAL[killers[0]]}"
-    return " and ".join(f"the other {card_words(k)}" if k == role else f"the {card_words(k)}" for k in killers)
+def _scorer(role: str, others: tuple[str, ...]) -> str:
+    """The scoring card of a trio row in words; a townsperson beside both townspeople can only be
+    the undeclared cop (the deck holds two townspeople), so the row says so."""
+    if role == TP and others.count(TP) == 2:
+        return "undeclared cop (scoring as a townsperson)"
+    return card_words(role)
 
 
 def payoffs(variant: str | None) -> dict[str, Any] | None:
@@ -69,7 +70,7 @@ def payoffs(variant: str | None) -> dict[str, Any] | None:
             for role, (victim, rounds) in scoring.TRIO_ZERO_IF_KILLED.items()
         ]
         return {
-            "alive": [(card_words(role), _others(others), p) for (role, others), p in scoring.TRIO_ALIVE.items()],
+            "alive": [(_scorer(role, others), _others(others), p) for (role, others), p in scoring.TRIO_ALIVE.items()],
             "zero_alive": zero_alive,
             "zero_killed": zero_killed,
             "dead": [(card_words(role), _killers(role, killers), p) for (role, killers), p in scoring.TRIO_DEAD.items()],

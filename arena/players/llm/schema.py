@@ -89,22 +89,33 @@ def _is_map(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "object" and isinstance(extra, dict) and not schema.get("properties")
 
 
+def _words(values: Any) -> str:
+    """Allowed values in words: ``P1, P2 or P3``."""
+    items = [json.dumps(v) if not isinstance(v, str) or v in ("mafia", "not mafia") else v for v in values]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
 def _fold(schema: dict[str, Any]) -> dict[str, Any]:
-    """Move unsupported keywords into the description (the model still reads them)."""
+    """Move unsupported keywords into the description in plain words (the model still reads
+    them; a default needs no words: strict mode's null already stands for it)."""
     notes = []
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in STRICT_KEYWORDS:
-            out[key] = value
+        if key in STRICT_KEYWORDS or key == "propertyNames":
+            out[key] = value  # propertyNames: worded with the map it belongs to (to_strict)
         elif key == "const":
             out["enum"] = [value]
         elif key == "maxItems":
-            notes.append(f"at most {value} items" if value else "must be empty")
+            notes.append(f"at most {value}" if value else "must be empty")
         elif key == "minItems":
             if value:
-                notes.append(f"at least {value} items")
+                notes.append(f"at least {value}")
+        elif key in ("minimum", "maximum"):
+            notes.append(f"{'at least' if key == 'minimum' else 'at most'} {value}")
+        elif key == "maxLength":
+            notes.append(f"at most {value} characters")
         elif key == "default":
-            notes.append(f"default {json.dumps(value)}")
+            continue
         else:
             notes.append(f"{key}: {json.dumps(value)}")
     if notes:
@@ -116,17 +127,22 @@ def _fold(schema: dict[str, Any]) -> dict[str, Any]:
 def to_strict(schema: dict[str, Any]) -> dict[str, Any]:
     """An inlined schema rewritten for strict structured outputs (see the module docstring)."""
     node = _fold(schema)
+    names = node.pop("propertyNames", None)
     if _is_map(node):
         value = to_strict(node["additionalProperties"])
+        key: dict[str, Any] = {"type": "string"}
+        if isinstance(names, dict) and names.get("enum"):
+            key["enum"] = list(names["enum"])
         pair = {
             "type": "object",
-            "properties": {"key": {"type": "string"}, "value": value},
+            "properties": {"key": key, "value": value},
             "required": ["key", "value"],
             "additionalProperties": False,
         }
         out = {"type": "array", "items": pair}
-        if "description" in node:
-            out["description"] = node["description"] + " (a list of key/value pairs)"
+        one = "one entry per name: `key` " + (_words(key["enum"]) if "enum" in key else "a name")
+        one += "; `value` " + (_words(value["enum"]) if "enum" in value else "what you say of it")
+        out["description"] = (node["description"] + " " if "description" in node else "") + f"({one})"
         return out
     if "anyOf" in node:
         node["anyOf"] = [to_strict(b) for b in node["anyOf"]]
@@ -142,7 +158,7 @@ def to_strict(schema: dict[str, Any]) -> dict[str, Any]:
                 description = strict_sub.pop("description", None)
                 strict_sub = {"anyOf": [strict_sub, {"type": "null"}]}
                 if description:
-                    strict_sub["description"] = description + " (null to leave it out)"
+                    strict_sub["description"] = description + " (or null for none)"
             new_props[name] = strict_sub
         node["properties"] = new_props
         node["required"] = list(new_props)

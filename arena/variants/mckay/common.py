@@ -148,7 +148,10 @@ class McKayGame(Game):
         """The kinds of a duel / duel3 beat, with every value they can take in the match."""
         kill = "Kill your opponent." if len(self.seats) == 2 else "Kill one of the other players."
         declare = 'Declare "I am the cop" and look at one face-down card; only the hand\'s first declaration counts.'
-        handshake = "Offer to end the hand with nobody dead; every living player must offer, in the same beat or the next."
+        handshake = (
+            "Offer to end the hand at once, scored with everyone alive surviving; every living player must offer, "
+            "in the same beat or the next."
+        )
         return [
             Option("pass", {}, "Let the beat go by (you may still speak)."),
             Option("kill", {"target": FieldSpec(self.seats)}, kill),
@@ -211,7 +214,7 @@ class McKayGame(Game):
         head = f"Hand {self.day} of {self.options.hands}, beat {self.beat} of {self.options.beats}. "
         return self.request(
             player, head + question, options, group="beat", talk="all", default=PASS, clock=self.clock(),
-            hand=self.day, round=self.round, beat=self.beat,
+            hand=self.day, round=self.round, beat=self.beat, scores=dict(self.scores), bonus=dict(self.bonus),
         )  # fmt: skip
 
     def positions(self) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ Readings fixed here (the page is silent):
   a later beat is rejected.
 - Two kills in one beat are simultaneous (``simultaneous_kills``) because nothing tells who spoke
   first. At a table on the wall clock the answers' arrival times do: the earlier kill stands and
-  the later killer, dead by then, says nothing (a moderator note ``kill_void``); only an exact
+  the later killer's kill fails, told to the table (``kill_void``, with who came first); only an exact
   tie is simultaneous.
 """
 
@@ -80,9 +80,10 @@ class Duel(McKayGame):
         offers = [n for n, b in self.offers.items() if b >= self.beat - 1 and n != player]
         shake = f" {', '.join(offers)} offered a handshake; offer one now to accept." if offers else ""
         return (
-            f"Your card: {self.role_of[player]}. Unpicked face down: positions 1-{len(self.unpicked)}. {cop}{shake} "
-            f"You may kill {others}, offer a handshake (every living player must agree, in this beat "
-            "or the next), or pass; speech goes to everyone."
+            f"Your card: {self.role_of[player]}. Unpicked face down: positions 1–{len(self.unpicked)}. {cop}{shake} "
+            f"You may kill {others}, offer a handshake (every living player must offer, in this beat "
+            "or the next; it ends the hand at once, scored with everyone alive surviving), or pass; speech goes "
+            "to everyone."
         )
 
     def _ask_beat(self) -> list:
@@ -117,7 +118,7 @@ class Duel(McKayGame):
         if len(kills) == 2 and all(k in times for k, _ in kills) and times[kills[0][0]] != times[kills[1][0]]:
             (first, victim), (late, target) = kills  # first_come() order: the earlier kill first
             self.kill(victim, (first,), KILL)
-            self.note("kill_void", actor=late, target=target, reason=self.came_first(first, late))
+            self.public("kill_void", actor=late, target=target, reason=self.came_first(first, late))
             return
         if len(kills) == 2:
             if self.options.simultaneous_kills == "both_die":

@@ -3,7 +3,8 @@
 Seven cards (3 TP, 3 mafia, 1 cop; 4 unpicked), 18 beats. While all three live, kills of one
 beat are applied one by one in the round's order (the arrival order at a table on the wall
 clock), each only if its killer and its victim are
-still alive ("no sharing responsibility"). The first dead player's card stays face down and he
+still alive ("no sharing responsibility"); a kill that fails so is public (``kill_void``, with
+why). The first dead player's card stays face down and he
 is asked nothing more; the two finalists play on as in ``duel``. The hand's first declarer, if
 he declared before the first death and still lives, may ``peek`` at a second unpicked card in
 any beat after it. Scoring: each death in order by the duel tables, then the survivors.
@@ -96,7 +97,12 @@ class Duel3(Duel):
             if self.is_alive(killer) and self.is_alive(victim):
                 self.kill(victim, (killer,), KILL)
             else:
-                self.note("kill_void", actor=killer, target=victim)
+                why = (
+                    "its killer was killed first, earlier in this beat's hidden order"
+                    if not self.is_alive(killer)
+                    else ("its victim was already killed, earlier in this beat's hidden order")
+                )
+                self.public("kill_void", actor=killer, target=victim, reason=why)  # the table sees the failed kill
 
     def _no_peek(self, request: DecisionRequest) -> str | None:
         player = request.player

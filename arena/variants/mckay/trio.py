@@ -153,7 +153,9 @@ class Trio(McKayGame):
         return [
             self.request(
                 judge,
-                f"{first} and {second} killed each other in the same beat. You judge who was first (no tie).",
+                f"{first} and {second} killed each other in the same beat. You judge who was first (no tie): the one "
+                "you name has the kill and the other's kill never happened, so the other is the victim (his "
+                "soliloquy, then the killer lets the kill stand or takes it back).",
                 (Option("judge", {"first": names_spec(self.contest)}),),
                 group="judge",
             )

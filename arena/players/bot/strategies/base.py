@@ -22,7 +22,7 @@ class Strategy:
     def __init__(self, memory: Memory, rng: random.Random, seed: int = 0) -> None:
         self.mem = memory
         self.rng = rng
-        self.seed = seed  # the game's: the root of the draws a bot shares with its partners
+        self.seed = seed  # the game's seed (a bot shares no draw with anyone: see arena/players/convention.py)
 
     def observe(self, view: View) -> None:
         """Called before each decision with the bot's view, for strategies that read events the

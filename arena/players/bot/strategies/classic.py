@@ -1,7 +1,7 @@
 """``classic``: silent simultaneous shots, charge then execution votes, the floor, the lot.
 
-Mafia cannot talk at night here, so partners agree on a shot only because every one of them ranks
-the town with the same public function (:meth:`DayNightStrategy.danger_ranking`). Someone dies
+Mafia cannot talk at night here, so partners agree on a shot only through the team's public
+convention (:mod:`arena.players.convention`): the team's latest accusation names the shot. Someone dies
 every day anyway (the lot), so a town bot always accuses its top suspect: a trial of the best
 guess beats a random draw, and the votes it produces are evidence.
 """

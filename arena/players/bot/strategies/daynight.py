@@ -5,8 +5,10 @@ never a confirmed townsperson; the investigator checks the most suspicious unche
 comes out when it found mafia, when it is about to die, when someone else claims its card, or late.
 Mafia plays the *public* model (what the town can know): it piles onto the town's favourite
 town suspect, never votes out a partner unless he is doomed anyway, shoots the most dangerous
-town player by a ranking every partner computes identically, and may fake-claim the
-investigator's card at a sensible moment.
+town player the team's public convention names (:mod:`arena.players.convention`: the team's
+latest accusation, which a person or a model on the team follows as well as a bot), and may
+fake-claim the investigator's card at a sensible moment. Partners share nothing but what every
+partner sees: a tie between equally good choices is broken by each bot's own seeded draw.
 
 Variants subclass this and adjust the class attributes and the few hooks marked as such.
 """
@@ -23,10 +25,11 @@ from arena.engine import ActionBase, DecisionRequest
 from arena.engine.actions import Check as CheckAction
 from arena.engine.actions import Claim, Heal, Kill, Speak, Verdict, Visit, Vote
 
+from ...convention import lead
 from .. import speech as say
 from ..legal import choices, nullable, safe_action
 from ..memory import CONFIRMED, INVESTIGATORS, PROTECTORS, Memory
-from ..ties import best, best_by, draw, priority, ranking, shared_priority
+from ..ties import best, draw, priority, ranking
 from .base import Strategy
 
 #: (vote, accused, yes, thought) -> the Verdict, shared by every bot (votes are most decisions)
@@ -102,11 +105,12 @@ class DayNightStrategy(Strategy):
 
     def __init__(self, memory: Memory, rng: random.Random, seed: int = 0) -> None:
         super().__init__(memory, rng, seed)
-        self._team_key: tuple = ()
-        self._team_priority: dict[str, float] = {}
+        self._tie_key: tuple = ()
+        self._tie_order: dict[str, float] = {}
         self._display: dict[str, float] | None = None  # tie order of the suspects listed in a thought
         self._gut: dict[tuple[int, str], float] = {}
         self._accused: dict[str, int] = {}  # players I accused -> the day I last did
+        self._stance: dict[tuple[int, str], bool] = {}  # (day, player) -> I spoke against him (else for him)
         self._claiming = False  # the speech being made carries my claim
         self._lean_figure = 0  # the case (or the gap to my top suspect) behind my latest lean, in tenths
         self.voice = say.Voice(rng, memory.me)
@@ -203,24 +207,27 @@ class DayNightStrategy(Strategy):
         mean, _, top = self.stats(pool)
         return top, mean
 
-    def team_priority(self) -> dict[str, float]:
-        """The tie order this bot shares with its known partners at this moment (the day and
-        night numbers), so that partners who cannot talk still pick the same player; a bot
-        without partners gets one of its own the same way."""
+    def tie_order(self) -> dict[str, float]:
+        """My own seeded tie order at this moment (the day and night numbers): drawn with my rng,
+        shared with nobody (partners agree only through what they all see)."""
         mem = self.mem
-        key = (mem.day, mem.night, mem.partners)
-        if key != self._team_key:
-            team = mem.partners or (mem.me,)
-            self._team_priority = shared_priority(self.seed, mem.seats, team, f"{mem.day}:{mem.night}")
-            self._team_key = key
-        return self._team_priority
+        key = (mem.day, mem.night)
+        if key != self._tie_key:
+            self._tie_order = priority(mem.seats, self.rng)
+            self._tie_key = key
+        return self._tie_order
 
-    def most_suspicious(self, pool, *, shared: bool = False) -> str | None:
-        """The top suspect of ``pool``; a tie drawn with my rng, or by the team's shared
-        priority (``shared``: where partners must agree)."""
-        if shared:
-            return best_by(pool, self.sus().__getitem__, self.team_priority())
+    def most_suspicious(self, pool) -> str | None:
+        """The top suspect of ``pool``; a tie drawn with my rng."""
         return best(pool, self.sus().__getitem__, self.rng)
+
+    def team_lead(self, pool) -> str | None:
+        """The player of ``pool`` the team's convention names: the latest accusation by any
+        partner (bot or not) of a living outsider, else anyone's latest, else the first
+        outsider to speak on the latest day one did (see :mod:`arena.players.convention`)."""
+        mem = self.mem
+        alive = [n for n in pool if n in mem.alive]
+        return lead([(a, t) for a, t, _ in mem.accusations], mem.partners, alive, mem.pub.speakers)
 
     def least_suspicious(self, pool) -> str | None:
         sus = self.sus()
@@ -310,9 +317,11 @@ class DayNightStrategy(Strategy):
         town_claimers = [c for c in mem.claimers() if c not in mem.partners and c in mem.alive]
         exposing = [c for c in town_claimers if any(mem.claims[c].checks.get(p) == "mafia" for p in partners)]
         exposed = {p for c in exposing for p in partners if mem.claims[c].checks.get(p) == "mafia"}
-        order = self.team_priority()
-        designated = min((p for p in partners if p not in exposed), key=order.__getitem__, default=None)
-        designated = designated or min(partners, key=order.__getitem__)
+        # no secret designation: the first partner to speak after a real claim exposed one of us
+        # counters it (speech is in turns, and one claim stops the others), and the dice for an
+        # unprompted fake are split among the partners who may make it
+        candidates = [p for p in partners if p not in exposed] or partners
+        designated = mem.me if mem.me in candidates else None
         target: str | None = None
         if exposing and designated == mem.me:
             target = exposing[0]
@@ -320,11 +329,11 @@ class DayNightStrategy(Strategy):
             accuser = self.mem.last_accuser.get(mem.me)
             target = accuser if accuser not in mem.partners else None
         elif req.group == "last_words" and not town_claimers and len(partners) > 1:
-            target = self.most_suspicious(list(self.others()), shared=True)
+            target = self.most_suspicious(list(self.others()))
         elif not mem.claimers() and designated == mem.me and mem.day >= 2 and self.rolled_fake_day != mem.day:
             self.rolled_fake_day = mem.day  # one roll of the dice a day
-            if self.rng.random() < self.fake_claim_chance:
-                target = self.most_suspicious(self.others(), shared=True)
+            if self.rng.random() < self.fake_claim_chance / len(candidates):
+                target = self.most_suspicious(self.others())
         if target is None:
             return None, ""
         if len(self.fake_checks) < mem.mornings:
@@ -338,7 +347,7 @@ class DayNightStrategy(Strategy):
         if self.fake_day == mem.day or len(self.fake_checks) >= mem.mornings:
             return None, ""
         pool = [n for n in self.others() if n not in self.fake_checks]
-        target = self.most_suspicious(pool, shared=True)
+        target = self.most_suspicious(pool)
         if target is None:
             return None, ""
         self.fake_checks[target] = "mafia"
@@ -427,9 +436,10 @@ class DayNightStrategy(Strategy):
         standout = self.case_against(target, None, cands)
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
         if not must and not known_mafia and not (fresh and self.wants_to_accuse(req, target, standout)):
-            suspect = target if top > 0.5 else None
+            suspect = target if top > 0.5 else None  # hedged words ("not ready to accuse"): no stance
             return None, self.voice.idle(suspect, votes_seen=bool(mem.ballots)), thought + " Waiting."
         seconded = [a for a in self.accusers_of(target) if a != mem.me]
+        self.take_stance(target, against=True)
         return target, self.accusation_text(target, mem.reasons(target), seconded), thought + f" Accusing {target}."
 
     def accusation_text(self, target: str, reasons: list[tuple], seconded: list[str]) -> str:
@@ -449,25 +459,31 @@ class DayNightStrategy(Strategy):
         mem = self.mem
         if claim_target := next((t for t in self.fake_checks if t in pool), None):
             return claim_target
-        order = self.team_priority()
+        order = self.tie_order()
         for partner in sorted(self.living_partners(), key=order.__getitem__):
             today = mem.accusers_today.get(partner, ())
             accusers = [a for a in pool if a in today]
             if accusers:
-                return self.most_suspicious(accusers, shared=True)
-        return self.most_suspicious([n for n in pool if n not in mem.partners], shared=True)
+                return self.most_suspicious(accusers)
+        # a believed investigator is the team's worst danger: accusing him also names him as
+        # tonight's shot by the team's convention
+        claimers = [c for c in mem.claimers() if c in pool and c not in mem.partners and mem.claims[c].role in INVESTIGATORS]
+        if claimers:
+            return self.most_suspicious(claimers)
+        return self.most_suspicious([n for n in pool if n not in mem.partners])
 
     def mafia_accusation(self, req: DecisionRequest, pool, must: bool) -> tuple[str | None, str, str]:
         mem = self.mem
         target = self.mafia_target(pool)
         if target is None and must and pool:
-            target = min(pool, key=self.team_priority().__getitem__)
+            target = min(pool, key=self.tie_order().__getitem__)
         if target is None:
             return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), self.mafia_line() + " Nobody to push."
         reasons = mem.reasons(target)
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
         if not must and not self.mafia_wants_to_accuse(req, target):
             return None, self.voice.idle(target, votes_seen=bool(mem.ballots)), thought + " Quietly."
+        self.take_stance(target, against=True)
         seconded = [a for a in self.accusers_of(target) if a not in mem.partners]
         return target, self.accusation_text(target, reasons, seconded), thought
 
@@ -497,6 +513,8 @@ class DayNightStrategy(Strategy):
             reasons = mem.reasons(counter) if counter else []
             thought = f"{mem.role.capitalize()} on trial. Suspects: {self.suspects_line(pool)}."
         text = self.voice.defence(counter, reasons)
+        if counter is not None:
+            self.take_stance(counter, against=True)
         if claim_line:
             text = f"{claim_line} {text}"
         return Speak(speech=text[: req.max_speech], claim=claim, floor=self.floor_for(req), thought=thought)
@@ -531,6 +549,7 @@ class DayNightStrategy(Strategy):
             _, mean = self.top_and_mean(self.others())
             believe = self.sus()[accused] < mean
         text = self.voice.floor(accused, believe)
+        self.take_stance(accused, against=not believe)
         if claim_line:
             text = f"{claim_line} {text}"
         return Speak(speech=text[: req.max_speech], claim=claim, thought=f"{'Back' if believe else 'Doubt'} {accused}.")
@@ -567,6 +586,14 @@ class DayNightStrategy(Strategy):
                 case -= self.accuser_weight * (sus[accuser] - mean) / spread
         return case
 
+    def take_stance(self, name: str, *, against: bool) -> None:
+        """Note what my speech said about ``name`` today, so that my vote on him agrees with it
+        (a town bot means what it says; a mafia bot's vote may belie it, and its thought says so)."""
+        stance = self._stance
+        if len(stance) > 64:
+            stance.clear()
+        stance[(self.mem.day, name)] = against
+
     def gut(self, accused: str) -> float:
         """My seeded doubt about ``accused`` today, uniform in [0, 1): drawn once per day and
         accused, so that my charge and execution votes agree, and a charge brought again gets
@@ -599,6 +626,10 @@ class DayNightStrategy(Strategy):
             yes = (self.gut(accused) if u is None else u) < p
             if why is None:  # the lean's figures: rounded here, written out only for a new Verdict
                 why = (self._lean_figure, round(p * 100))  # a percentage
+        if mem.team == "mafia" and self._stance.get((mem.day, accused), yes) != yes:
+            said = "against" if not yes else "for"
+            why = f"{why[1]}% yes" if isinstance(why, tuple) else why
+            why = f"{why}; a lie: I spoke {said} {accused} today"
         key = (kind, accused, yes, why)
         action = VERDICTS.get(key)
         if action is None:  # actions are immutable: equal votes share one instance
@@ -636,6 +667,9 @@ class DayNightStrategy(Strategy):
             return 0.0, "known town"
         if anchor >= SURE:
             return 1.0, "I am sure"
+        against = self._stance.get((mem.day, accused))
+        if against is not None:  # I said where I stand today: my vote says the same
+            return (1.0, "as I said today") if against else (0.0, "I spoke for him today")
         return self.lean(accused, kind, self.others()), None
 
     def doomed(self, partner: str, kind: str) -> bool:
@@ -671,24 +705,28 @@ class DayNightStrategy(Strategy):
             return safe_action(req, self.rng)
         if mem.is_mafia:
             town = [c for c in cands if c not in mem.partners]
-            target = self.most_suspicious(town or cands, shared=True)
+            target = self.team_lead(town) or self.most_suspicious(town or cands)
             thought = f"{self.mafia_line()} Voting {target}."
         else:
             pool = [c for c in cands if c != mem.me and not mem.confirmed_town(c)] or [c for c in cands if c != mem.me]
+            # what I said today stands: a candidate I spoke against first, never one I spoke for
+            said = {c: self._stance.get((mem.day, c)) for c in pool}
+            pool = [c for c in pool if said[c]] or [c for c in pool if said[c] is None] or pool
             target = self.most_suspicious(pool or list(cands))
-            thought = f"Most suspicious of {say.join_names(list(cands))}: {target}."
+            why = "as I said today" if said.get(target) else "most suspicious"
+            thought = f"Of {say.join_names(list(cands))}: {target}, {why}."
         return Vote(target=target, thought=thought)
 
     # ---- night ---------------------------------------------------------------------------------
     def danger_ranking(self, pool) -> list[str]:
-        """Town players from most to least worth shooting, from public facts only, so that
-        every partner computes the same list (the team's shared draw breaks ties).
+        """Town players from most to least worth shooting, from public facts only: a channel's
+        first pointer's choice, a mistress's visit, and a shot the convention leaves open.
 
         Worth = danger (a claimed role, votes and accusations against partners, the town's
         trust) minus exposure: how much a victim's death as a townsperson would incriminate the
         partners who voted against or accused him. Accusations made before any night or claim
         are guesses and show no danger (counting them would mark whoever speaks first on day
-        1). Ties go by the team's shared priority.
+        1). Ties go by my own seeded order: the team agrees through the convention, not this.
         """
         mem = self.mem
         partners = mem.partners
@@ -719,7 +757,7 @@ class DayNightStrategy(Strategy):
             row = row_of(name)
             exposure = sum([max(0.0, -row.get(p, 0.0)) for p in living])
             worth[name] = d + 0.5 * against.get(name, 0) - sus[name] - exposure_weight * exposure
-        return ranking(worth, worth.__getitem__, self.team_priority())
+        return ranking(worth, worth.__getitem__, self.tie_order())
 
     def shoot(self, req: DecisionRequest) -> ActionBase:
         mem = self.mem
@@ -730,13 +768,16 @@ class DayNightStrategy(Strategy):
             if target is None and not nullable(req, "kill", "target"):
                 return safe_action(req, self.rng)
             return Kill(target=target, thought=f"Shooting my top suspect {target}.")
-        ranking = self.danger_ranking(pool)
+        target = self.team_lead(pool)
+        if target is not None:
+            return Kill(target=target, thought=f"{self.mafia_line()} Shooting {target}: our latest accusation.")
+        ranking = self.danger_ranking(pool)  # nobody accused yet: no convention to follow
         if not ranking:
             if nullable(req, "kill", "target"):
                 return Kill(target=None, thought="No town player to shoot.")
             return safe_action(req, self.rng)
         target = ranking[0]
-        return Kill(target=target, thought=f"{self.mafia_line()} Shooting {target}, the most dangerous.")
+        return Kill(target=target, thought=f"{self.mafia_line()} Nobody accused yet; shooting {target}, the most dangerous.")
 
     def channel(self, req: DecisionRequest) -> ActionBase:
         """The mafia's night channel: follow the partners who spoke first tonight."""
@@ -749,7 +790,8 @@ class DayNightStrategy(Strategy):
         this_round = [t for _, t, r in tonight if r == rnd]
         if this_round:
             counts = Counter(this_round)
-            target = best_by(counts, counts.__getitem__, self.team_priority())
+            top = max(counts.values())
+            target = next(t for t in this_round if counts[t] == top)  # a tie: the earliest pointing
             following = True
         elif tonight:
             target = tonight[0][1]  # the first pointing of the night wins a disagreement

@@ -27,7 +27,7 @@ from .table import CARDS, Table
 
 Scoring = Callable[..., tuple[dict[str, int], dict[str, int]]]
 #: expected values this close (relative) are a tie
-TIE = 1e-9
+TIE = words.TIE
 
 
 class McKayStrategy(Strategy, ABC):

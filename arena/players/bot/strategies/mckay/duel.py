@@ -162,8 +162,20 @@ class DuelStrategy(McKayStrategy):
             values["declare"] = after.after_look(odds)
         return values
 
+    def offer_unanswerable(self, request: DecisionRequest) -> bool:
+        """Is this the round's last beat with some living opponent not offering already? Then a
+        handshake offer could only be answered in a beat that never comes: it is not made."""
+        clock = request.clock
+        if clock is None or clock.left > 1:
+            return False
+        table = self.table
+        standing = table.hand.offers
+        return any(standing.get(o) != table.beat - 1 for o in table.opponents if o in request.alive)
+
     def act(self, request: DecisionRequest, card: str, values: dict[str, float], worlds: Worlds) -> ActionBase:
         """The move of highest value, with its words and the reasoning behind it."""
+        if "shake" in values and self.offer_unanswerable(request):
+            del values["shake"]
         best = self.best_move(values)
         beliefs = self.marginals(worlds)
         thought = words.thought(best, values, beliefs)

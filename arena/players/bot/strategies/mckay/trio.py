@@ -306,6 +306,8 @@ class TrioStrategy(McKayStrategy):
         standing = hand.slots.get(opp) == NO_KILL
         totals = plan(stances, beats, standing).totals()
         values = {f"kill:{opp}": totals["kill"], NO_KILL: totals["shake"], "wait": totals["hold"]}
+        if beats <= 1 and not standing and hand.slots.get(self.me) != NO_KILL:
+            del values[NO_KILL]  # the last beat: an offer of peace nobody could answer in time is not made
         if self.may_declare(request, card):
             claimed = self.duel_stances(worlds, card, opp, (*declared, self.me), first)
             if choices(request, "declare_cop", "position") and table.unseen_positions():

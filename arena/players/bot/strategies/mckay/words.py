@@ -30,13 +30,35 @@ def odds_text(beliefs: Mapping[str, Mapping[str, float]]) -> str:
     return "; ".join(parts)
 
 
+#: values this close (relative, as :data:`.common.TIE`) are a tie, which the bot draws
+TIE = 1e-9
+
+
+def digits(values: Mapping[str, float]) -> int:
+    """Decimals enough to tell the best value from the runner-up (2 to 6): "+1.42, +1.42" read
+    as a tie when one was +1.4213 and the other +1.4198."""
+    ranked = sorted(values.values(), reverse=True)
+    if len(ranked) < 2:
+        return 2
+    top, second = ranked[0], ranked[1]
+    for d in range(2, 7):
+        if f"{top:+.{d}f}" != f"{second:+.{d}f}":
+            return d
+    return 6
+
+
 def values_text(values: Mapping[str, float]) -> str:
-    return ", ".join(f"{k} {v:+.2f}" for k, v in values.items())
+    d = digits(values)
+    return ", ".join(f"{k} {v:+.{d}f}" for k, v in values.items())
 
 
 def thought(choice: str, values: Mapping[str, float], beliefs: Mapping[str, Mapping[str, float]], note: str = "") -> str:
-    """The private reasoning: the expected value of each move weighed, the belief behind them."""
-    text = f"EV {values_text(values)} -> {choice}. Cards: {odds_text(beliefs)}."
+    """The private reasoning: the expected value of each move weighed (to the digits that tell
+    the best from the next; a tie says it was drawn), the belief behind them."""
+    top = values.get(choice)
+    tied = top is not None and sum(1 for v in values.values() if abs(v - top) <= TIE * (1.0 + abs(top))) > 1
+    drawn = " (a tie, drawn)" if tied else ""
+    text = f"EV {values_text(values)} -> {choice}{drawn}. Cards: {odds_text(beliefs)}."
     return f"{text} {note}".strip()
 
 
