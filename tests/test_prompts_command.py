@@ -157,3 +157,39 @@ def test_a_transcript_from_before_params_were_recorded_still_rebuilds(played):
         assert body["model"] == "m" and "max_tokens" not in body
         assert [m["role"] for m in body["messages"]] == [m["role"] for m in sent["messages"]]
         assert [m.get("content") for m in body["messages"]] == [m.get("content") for m in sent["messages"]]
+
+
+def test_a_tournaments_belief_questions_are_shown_as_sent_beside_the_decisions(tmp_path, capsys):
+    """A model seat of a tournament with ``beliefs``: its belief questions, asked beside the game, are
+    rebuilt as the stand-in received them (they were shown as "decision 1: request None" with the
+    conversation of the seat's last decision and no question), and they neither count as decisions
+    nor change the rebuilt requests of the decisions after them."""
+    import asyncio
+
+    from arena.tournament.config import parse_tournament
+    from arena.tournament.runner import run_tournament
+
+    with FakeModelServer(seed=2) as server:
+        config = parse_tournament({
+            "name": "b", "seed": 4, "games": 2, "concurrency": 1, "beliefs": True,
+            "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
+            "models": {"bot": "bot", "m": f"openai:m@{server.openai_url}"},
+            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+        })  # fmt: skip
+        assert asyncio.run(run_tournament(config)).played == 2
+    received: dict[str, list[dict[str, Any]]] = {}
+    for entry in server.log:  # each seat is the model's in one game of the pair only
+        if entry["body"].get("messages") != [{"role": "user", "content": "ping"}]:
+            received.setdefault(entry["player"], []).append(entry["body"])
+    beliefs = 0
+    for path in sorted((tmp_path / "tr").glob("*.jsonl")):
+        header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+        for seat in (s for s, spec in header["players"].items() if spec.startswith("openai:")):
+            lines = _out(capsys, str(path), "--seat", seat, "--json").splitlines()
+            assert [json.loads(line) for line in lines] == received[seat]
+            text = _out(capsys, str(path), "--seat", seat)
+            beliefs += text.count("(belief question of day ")
+            assert "request None" not in text
+            first = _out(capsys, str(path), "--seat", seat, "--decision", "1")
+            assert "(decision 1: request " in first and "belief question" not in first
+    assert beliefs > 0

@@ -411,6 +411,24 @@ def test_model_seats_are_not_asked_again(tmp_path):
     assert reused > 0  # at least one cut fell between the answers of a parallel step and its resolution
 
 
+def test_a_dead_endpoint_refuses_the_resume_and_leaves_the_file_as_it_was(tmp_path, capsys):
+    """``arena resume`` of a game cut mid-line whose model endpoint is down: one line, exit 2, and the
+    transcript byte for byte as it was (the repair used to be written before the endpoint check)."""
+    from tests.llm_server import FakeModelServer
+
+    with FakeModelServer(seed=5) as server:
+        path = tmp_path / "cut.jsonl"
+        asyncio.run(model_game(server, path, 9))
+    with path.open("ab") as file:
+        file.write(b'{"type": "event", "event": {"se')  # a half-written last line, to be dropped by a resume
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert main(["resume", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot reach" in err[0] and "no game was started" in err[0]
+    assert path.read_bytes() == before
+
+
 # ---- a person seat -------------------------------------------------------------------------------------------
 def test_a_person_seat_is_asked_again_and_sees_the_game_so_far(tmp_path):
     from arena.players.human import HumanPlayer
@@ -584,3 +602,30 @@ def test_a_wall_clock_game_resumes_after_its_last_recorded_beat(tmp_path):
     assert after.complete and after.events[: len(cut.events)] == cut.events
     assert any("at" in e["data"] for e in after.events[len(cut.events) :] if e["type"] == "action")  # beats went on
     assert replay(after).ok
+
+
+def test_a_tournament_game_cut_off_resumes_from_the_command_line_as_it_was_played(tmp_path, capsys):
+    """A tournament seats its players with a per-game seed, not the deal's: ``arena resume`` of one of
+    its transcripts (leveled bots on both sides) ends as the tournament's game did, with the seed read
+    from the header or, in a header from before it was recorded, derived from the game's key."""
+    from arena.tournament.config import parse_tournament
+    from arena.tournament.runner import run_tournament
+
+    config = parse_tournament({
+        "name": "lv", "seed": 3, "games": 2, "concurrency": 1,
+        "database": str(tmp_path / "lv.sqlite"), "transcripts": str(tmp_path / "tr"),
+        "models": {"liar": "bot?mafia=1&town=0.2", "det": "bot?mafia=0.2&town=1"},
+        "variants": [{"name": "classic", "players": 7}],
+    })  # fmt: skip
+    assert asyncio.run(run_tournament(config)).played == 2
+    paths = sorted((tmp_path / "tr").glob("*.jsonl"))
+    whole = read_transcript(paths[0])
+    assert whole.header["player_seed"] != whole.header["seed"]
+    lines = paths[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    old_header = json.dumps({k: v for k, v in whole.header.items() if k != "player_seed"}) + "\n"
+    for name, header in (("new", lines[0]), ("old", old_header)):
+        cut = tmp_path / f"{name}.jsonl"
+        cut.write_text(header + "".join(lines[1 : len(lines) // 3]), encoding="utf-8")
+        assert main(["resume", str(cut), "--quiet"]) == 0
+        assert read_transcript(cut).events == whole.events, name
+    capsys.readouterr()

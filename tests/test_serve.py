@@ -13,6 +13,7 @@ import logging
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
@@ -418,6 +419,11 @@ async def test_pages_are_served_with_a_strict_policy_and_nothing_from_elsewhere(
         ),
         ({"variant": "classic", "seats": {"Ann": "wizard"}}, 400, None),
         ({"variant": "classic", "seats": {"Ann": "person:"}}, 400, "seats.Ann: a person's name is 1-40 printable characters"),
+        (
+            {"variant": "classic", "players": 6, "seats": {"Zed": "bot"}},
+            400,
+            "seats.Zed: this 6-player table has no seat 'Zed' (seats: Ann, Bob, Cid, Dee, Eve, Fay)",
+        ),
         ({"variant": "classic", "options": {"max_days": 0}}, 400, None),
         ({"variant": "classic", "config": "players = ["}, 400, None),
         ({"variant": "classic", "timeout": 0}, 400, None),
@@ -519,6 +525,33 @@ def test_the_command_serves_and_never_prints_a_token(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0
     assert "table" in err and token not in out + err
+
+
+def test_the_command_logs_its_tables_not_every_model_request(tmp_path: Path) -> None:
+    """A model seat's HTTP requests are not logged one line each (httpx's INFO lines flooded the log)."""
+    from tests.llm_server import FakeModelServer
+
+    port = free_port()
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    with FakeModelServer(seed=3) as stand_in:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(tmp_path)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        try:
+            proc.stdout.readline()
+            body = {"variant": "classic", "players": 6, "seed": 1, "seats": {"Ann": f"openai:m@{stand_in.openai_url}"}}
+            status, made = http("POST", f"http://127.0.0.1:{port}/api/tables", body)
+            assert status == 201
+            for _ in range(600):
+                if http("GET", f"http://127.0.0.1:{port}/api/tables/{made['table']}")[1]["state"] != "playing":
+                    break
+                time.sleep(0.1)
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=30)
+        assert stand_in.log  # the model seat was asked
+    assert f"table {made['table']}" in err and "HTTP Request" not in err
 
 
 def test_serve_warns_off_loopback_and_refuses_a_bad_port(tmp_path: Path) -> None:

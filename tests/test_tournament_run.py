@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -66,6 +67,8 @@ def test_tournament_with_model_seats(tmp_path):
         server_log = list(server.log)
     assert report.played == 12 and not report.failed and report.not_started == 0
     assert len(lines) == 12 and all(line.startswith("[") for line in lines)
+    # a McKay match is won by a seat, named with its entrant ("Sam (match)" did not say whose it was)
+    assert all(re.search(r"\(side A\) vs \w+: (draw|nobody|\w+ of (bot|oa|an)) \(", line) for line in lines if "duel/" in line)
     db = sqlite3.connect(tmp_path / "llm.sqlite")
     db.row_factory = sqlite3.Row
     games = db.execute("SELECT * FROM games").fetchall()

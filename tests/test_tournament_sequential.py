@@ -161,6 +161,39 @@ def test_the_command_line_turns_it_on_and_checks_the_budget(tmp_path, capsys, mo
     assert "budget spent" in out and "undecided" in out
 
 
+def test_the_budget_on_the_command_line_completes_a_config_that_asks_until_decided(tmp_path, capsys, monkeypatch) -> None:
+    """``until_decided = true`` in the file and ``--max-games`` on the command line is a whole run (the
+    config used to be refused for a missing budget before the command line was read); ``--until-decided``
+    on a fixed design whose ``games`` no round divides is judged as until_decided, not as fixed."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "open.toml").write_text(RACE.replace("max_games = {budget}\n", ""))
+    assert main(["tournament", "open.toml", "--quiet"]) == 2
+    assert "needs a budget" in capsys.readouterr().err
+    assert main(["tournament", "open.toml", "--max-games", "4", "--quiet"]) == 0
+    assert "budget spent" in capsys.readouterr().out
+    (tmp_path / "odd.toml").write_text(
+        RACE.replace("race", "odd").replace("until_decided = true\nmax_games = {budget}\n", "games = 3\n")
+    )
+    assert main(["tournament", "odd.toml", "--until-decided", "--max-games", "4", "--quiet"]) == 0
+
+
+def test_the_html_report_of_a_run_until_decided_leads_with_its_decisions(tmp_path, capsys, monkeypatch) -> None:
+    """``arena report DB`` of an adaptive run shows what was decided before the fixed-design p-values
+    (it showed only those, which an adaptive run's reader must not take at face value); a fixed run's has no such part."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "race.toml").write_text(RACE.format(budget=200))
+    (tmp_path / "fixed.toml").write_text(
+        RACE.replace("race", "fixed").replace("until_decided = true\nmax_games = {budget}\n", "games = 4\n")
+    )
+    for name in ("race", "fixed"):
+        assert main(["tournament", f"{name}.toml", "--quiet"]) == 0
+        assert main(["report", f"transcripts/{name}.sqlite"]) == 0
+    page = (tmp_path / "transcripts" / "race-report" / "index.html").read_text(encoding="utf-8")
+    assert "<h2>Stopped when decided</h2>" in page and "bot better after round" in page
+    assert page.index("Stopped when decided") < page.index("Paired comparisons")
+    assert "Stopped when decided" not in (tmp_path / "transcripts" / "fixed-report" / "index.html").read_text(encoding="utf-8")
+
+
 def test_decide_replays_only_the_rounds_before() -> None:
     from arena.tournament.calibration import play_tournament
     from arena.tournament.results import Results

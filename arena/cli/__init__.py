@@ -283,6 +283,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _player_seed(header: dict[str, Any]) -> int | None:
+    """The seed a transcript's players were built with, when the header does not say it: a game of a
+    tournament written before headers recorded ``player_seed`` derives it from its key, as the
+    tournament does (bots seeded otherwise would play another game on)."""
+    tournament = header.get("tournament")
+    key = tournament.get("key") if isinstance(tournament, dict) else None
+    if "player_seed" in header or not isinstance(key, str):
+        return None
+    from arena.tournament.design import player_seed
+
+    return player_seed(int(header["seed"]), key)
+
+
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
     from arena.cli.console import Printer, print_result
@@ -300,7 +313,12 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise CliError(f"{len(humans)} people played this table ({', '.join(humans)}): one terminal seats one person")
         if args.human_timeout is not None and not humans:
             raise CliError("--human-timeout needs a human seat at the table")
-        resumption = prepare_resume(path, player_kwargs={seat: human_seat for seat in humans})
+        resumption = prepare_resume(
+            path,
+            player_kwargs={seat: human_seat for seat in humans},
+            seed=_player_seed(header),
+            before_writing=None if humans else check_model_seats,  # a dead endpoint leaves the file as it was
+        )
     except ResumeError as exc:
         raise CliError(str(exc)) from None
     for note in resumption.notes():
@@ -312,8 +330,6 @@ def cmd_resume(args: argparse.Namespace) -> int:
     elif not args.quiet:
         resumption.observers.append(Printer(console, reveal=args.reveal))
     specs = {seat: str(spec) for seat, spec in dict(header["players"]).items()}
-    if human is None:
-        check_model_seats(players)
     code = 0
     failure = None
     started = time.perf_counter()

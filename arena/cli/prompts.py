@@ -26,9 +26,12 @@ class Sent:
     day: Any
     phase: str
     attempt: int
-    body: dict[str, Any]
+    body: dict[str, Any] | None  # None: a belief question recorded before its prompt was
+    belief: bool = False  # a tournament's belief question, asked beside the game (no decision)
 
     def heading(self, seat: str, number: int, total: int, decision: int) -> str:
+        if self.belief:
+            return f"=== {seat}: call {number} of {total} (belief question of day {self.day}, beside the game) ==="
         where = f"request {self.request}, day {self.day}, {self.phase}" + (f", try {self.attempt}" if self.attempt > 1 else "")
         return f"=== {seat}: call {number} of {total} (decision {decision}: {where}) ==="
 
@@ -47,10 +50,14 @@ def recorded(transcript: Any, seat: str) -> list[Sent]:
 
     calls = [c["call"] for c in transcript.calls if c.get("player") == seat and isinstance(c.get("call"), dict)]
     bodies = rebuild(calls)
-    return [
-        Sent(c.get("request"), c.get("day"), str(c.get("group") or c.get("phase")), int(c.get("try") or 1), b)
-        for c, b in zip(calls, bodies, strict=True)
-    ]
+    out = []
+    for c, b in zip(calls, bodies, strict=True):
+        belief = c.get("type") == "belief_call"
+        shown = None if belief and not c.get("prompt") else b
+        out.append(
+            Sent(c.get("request"), c.get("day"), str(c.get("group") or c.get("phase")), int(c.get("try") or 1), shown, belief)
+        )
+    return out
 
 
 def _answer(player: Any, event: dict[str, Any], attempt: int) -> None:
@@ -151,23 +158,34 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     decisions: list[int] = []  # each call's decision number (1-based, in the order first asked)
     order: dict[Any, int] = {}
     for item in sent:
+        if item.belief:  # not a decision: listed in full, never picked by --decision
+            decisions.append(0)
+            continue
         order.setdefault(item.request, len(order) + 1)
         decisions.append(order[item.request])
     chosen = list(range(len(sent)))
     if args.decision is not None:
+        if not order:
+            raise CliError(f"{seat} made no decision in {transcript.path}")
         if not 1 <= args.decision <= len(order):
             raise CliError(f"{seat} has no decision {args.decision} in {transcript.path} (decisions: 1–{len(order)})")
         chosen = [i for i in chosen if decisions[i] == args.decision]
     if args.json:
         for i in chosen:
-            print(json.dumps(sent[i].body, ensure_ascii=False))
+            if sent[i].body is not None:
+                print(json.dumps(sent[i].body, ensure_ascii=False))
         return 0
     if note:
         print(note)
     for i in chosen:
         previous = sent[i - 1].body if args.decision is None and i > 0 else None
         print(sent[i].heading(seat, i + 1, len(sent), decisions[i]))
-        print(render(sent[i].body, previous))
+        body = sent[i].body
+        print(
+            render(body, previous)
+            if body is not None
+            else "(its request was not recorded: a transcript from before belief questions kept theirs)"
+        )
     return 0
 
 

@@ -148,8 +148,11 @@ def seat_specs(
     players: int | None,
     config: GameConfig,
     overrides: Iterable[tuple[str, str]] = (),
+    given_as: str = "--seat {name}={spec}",
 ) -> dict[str, str]:
-    """Seat name -> spec for one game, in seat order: defaults, then the config, then overrides."""
+    """Seat name -> spec for one game, in seat order: defaults, then the config, then overrides.
+    ``given_as`` names an override in an error as its caller took it (the command line's ``--seat``,
+    the server's ``seats.NAME``)."""
     count = players if players is not None else config.players if config.players is not None else variant.default_players
     if not variant.min_players <= count <= variant.max_players:
         raise ConfigError(f"{variant.name} takes {variant.min_players}-{variant.max_players} players, not {count}")
@@ -167,6 +170,6 @@ def seat_specs(
         specs[name] = spec
     for name, spec in overrides:
         if name not in specs:
-            raise ConfigError(f"--seat {name}={spec}: {no_seat(name)}")
+            raise ConfigError(f"{given_as.format(name=name, spec=spec)}: {no_seat(name)}")
         specs[name] = spec
     return specs

@@ -228,6 +228,7 @@ def prepare_resume(
     seed: int | None = None,
     watch: Callable[[Game, Mapping[str, Any]], Sequence[Observer]] | None = None,
     retry_outage: bool = True,
+    before_writing: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Resumption:
     """Repair, rebuild and re-seat the game of ``path``; nothing is played yet, nobody is asked.
 
@@ -237,11 +238,14 @@ def prepare_resume(
     where a model seat's ``extra`` holds its variant, options and a recorder writing ``call``
     lines, and ``player_kwargs[seat]`` adds to it (a person's console). ``observers`` are added
     after the transcript writer (the server's table, a printer). ``seed`` seeds the players (default:
-    the game's, as ``arena play`` does). ``watch(game, players)`` returns observers that follow the
+    the header's ``player_seed`` (a tournament's game), else the game's, as ``arena play`` does).
+    ``watch(game, players)`` returns observers that follow the
     rebuild too, told of the game after each step it resolves as they were in the first run (a
     tournament's belief probe), then go on with the live game. ``retry_outage``: decisions
     forfeited because the model endpoint had failed for good (see :func:`_outage`) are taken back
-    and asked again. Raises :class:`ResumeError`
+    and asked again. ``before_writing(players)`` runs once the game is rebuilt and before the file
+    is touched (the command's endpoint check): what it raises leaves the transcript as it was.
+    Raises :class:`ResumeError`
     (one line) for a finished game, a file that is not a transcript, an unknown variant, a seat
     that cannot be built, or a transcript the current rules play differently.
     """
@@ -258,7 +262,7 @@ def prepare_resume(
     except TranscriptError as exc:
         raise ResumeError(str(exc)) from None
     header = transcript.header
-    seed = int(header["seed"]) if seed is None else seed
+    seed = int(header.get("player_seed", header["seed"])) if seed is None else seed
     factory = factory or _default_factory
     specs: dict[str, str] = {str(k): str(v) for k, v in dict(header["players"]).items()}
     seats = [str(s) for s in header["seats"]]
@@ -346,6 +350,8 @@ def prepare_resume(
             if who == seat and request_id in rebuilt.open and attempt > tries[seat, request_id] and "raw" in call:
                 player.remember(request_id, attempt, call)
                 answers_reused += 1
+    if before_writing is not None:
+        before_writing(seated)
     repaired.apply(path)
     writer = TranscriptWriter.reopen(path, transcript, written=check.identical)
     sink.append(writer)

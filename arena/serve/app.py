@@ -236,7 +236,10 @@ def is_loopback(host: str) -> bool:
 
 def serve(host: str, port: int, data: Path, *, live_views: bool = False, keep: float = 600.0, quiet: bool = False) -> None:
     """Run the server until Ctrl-C (or SIGTERM); unfinished games are resumed on the next start."""
-    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, format="%(asctime)s %(message)s")
+    # the arena's own lines (tables, retries) at INFO; the libraries' only from WARNING on: an HTTP
+    # client logs a line per model request at INFO
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    logging.getLogger("arena").setLevel(logging.WARNING if quiet else logging.INFO)
     app = make_app(data, live_views=live_views, keep=keep)
     # no access log: a seat's API path carries its token, and tokens are never written anywhere
     web.run_app(app, host=host, port=port, access_log=None, print=None if quiet else _print_start(host, port), shutdown_timeout=5)

@@ -237,7 +237,7 @@ def check_setup(body: Any) -> TableSetup:
                 config.options = variant.Options.model_validate({**config.options.model_dump(), **options})
             except ValidationError as exc:
                 raise TableError(400, first_error(exc, "options")) from None
-        specs = seat_specs(variant, players, config, [(k, v.strip()) for k, v in given.items()])
+        specs = seat_specs(variant, players, config, [(k, v.strip()) for k, v in given.items()], given_as="seats.{name}")
     except ConfigError as exc:
         raise TableError(400, str(exc).removeprefix("config error: ")) from None
     seats = []

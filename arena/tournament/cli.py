@@ -28,17 +28,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .progress import RunProgress
     from .runner import EndpointCheckError, run_tournament
 
-    config = load_tournament(args.config)
-    if args.until_decided:
-        config.until_decided = True
+    overrides: dict[str, Any] = {"until_decided": True} if args.until_decided else {}
     if args.max_games is not None:
         if args.max_games < 2:
             raise _cli_error(f"--max-games {args.max_games}: give at least 2 games")
-        config.max_games = args.max_games
-    if config.max_games is not None and not config.until_decided:
-        raise _cli_error("--max-games applies with until_decided only (add --until-decided)")
-    if config.until_decided and config.max_games is None:
-        raise _cli_error("--until-decided needs a budget: add --max-games N (or max_games in the config)")
+        overrides["max_games"] = args.max_games
+    config = load_tournament(args.config, overrides)
     if args.ray is not None:
         try:
             require_ray()  # before the database or a transcript folder exists

@@ -34,6 +34,7 @@ Paths are relative to the working directory, as for ``arena play``. Every error 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,9 +229,12 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
         variants.append(VariantEntry(cls, options, tuple(dict.fromkeys(sizes)), games))
     name = raw.name or stem
     if raw.until_decided and raw.max_games is None:
-        raise fail("until_decided: give max_games, the budget in games (e.g. max_games = 2000)")
+        raise fail("until_decided needs a budget: give max_games, in games (e.g. max_games = 2000, or --max-games 2000)")
     if raw.max_games is not None and not raw.until_decided:
-        raise fail("max_games: applies with until_decided = true only (a fixed design plays `games` per variant)")
+        raise fail(
+            "max_games: applies with until_decided only (until_decided = true, or --until-decided); "
+            "a fixed design plays `games` per variant"
+        )
     return TournamentConfig(
         name=name,
         seed=raw.seed,
@@ -249,9 +253,13 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
     )
 
 
-def load_tournament(path: str | Path) -> TournamentConfig:
-    """Read and check a tournament TOML file (one-line :class:`ConfigError` on any problem)."""
+def load_tournament(path: str | Path, overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
+    """Read and check a tournament TOML file (one-line :class:`ConfigError` on any problem).
+
+    ``overrides`` (the command line's ``--until-decided``, ``--max-games``) replace top-level keys
+    before the check, so a config is judged with them: ``until_decided`` in the file and the budget
+    on the command line is a complete run."""
     path = Path(path)
-    config = parse_tournament(read_toml(path), str(path), path.stem)
+    config = parse_tournament({**read_toml(path), **(overrides or {})}, str(path), path.stem)
     config.path = path
     return config

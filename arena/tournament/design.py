@@ -88,6 +88,13 @@ def draw_names(seed: int, variant: str, players: int, round_: int) -> tuple[str,
     return tuple(rng.sample(NAME_POOL, players))
 
 
+def player_seed(seed: int, key: str) -> int:
+    """The seed every player of the game ``key`` (dealt with ``seed``) is built with: a transcript's
+    header records it as ``player_seed``, and ``arena resume`` derives it for one written before."""
+    digest = hashlib.sha256(f"players:{seed}:{key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 1_000_000_000
+
+
 @dataclass(slots=True, frozen=True)
 class GameSpec:
     """One game of the design, everything needed to play it: ``first`` plays the mafia (McKay: side
@@ -111,8 +118,7 @@ class GameSpec:
     @property
     def player_seed(self) -> int:
         """The seed every player of this game is built with (differs between the games of a pair)."""
-        digest = hashlib.sha256(f"players:{self.seed}:{self.key}".encode()).digest()
-        return int.from_bytes(digest[:4], "big") % 1_000_000_000
+        return player_seed(self.seed, self.key)
 
     @property
     def pairing(self) -> str:

@@ -671,7 +671,12 @@ class GameSession:
             models = spec.assignment(game)
             seat_specs = {seat: models[seat].spec for seat in game.seats}
             try:
-                writer = TranscriptWriter(path, game, seat_specs, extra={"tournament": tournament_header(spec, game, models)})
+                writer = TranscriptWriter(
+                    path,
+                    game,
+                    seat_specs,
+                    extra={"tournament": tournament_header(spec, game, models), "player_seed": spec.player_seed},
+                )
             except OSError as exc:
                 return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
             begun = writer.started.isoformat(timespec="seconds")
@@ -724,6 +729,8 @@ class GameSession:
         cost = record.game["cost"]
         mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
+        if mckay and game.winner in models:  # a McKay match is won by a seat: name its entrant too
+            winner = f"{game.winner} of {models[game.winner].name}"
         again = f", resumed ({reused} model calls not made again)" if resume else ""
         return GameOutcome(
             record,

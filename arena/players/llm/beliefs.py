@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.engine import View
 
-from .player import LLMPlayer, TransportGaveUp, _json_from_text
+from .player import SENT_APART, LLMPlayer, TransportGaveUp, _json_from_text
 from .prompt import NO_ANSWER, _tidy, event_context
 from .schema import KindSchemas
 
@@ -79,13 +79,27 @@ class BeliefQuestion:
         conv.messages.append(conv.user_turn(_tidy(text), events))  # after a tool call: its result first
         structured = player.backend.structured(self.schemas)
         self.kwargs = player.backend.build(conv.system or "", conv.messages, structured, player.cache_key)
+        shared = len(player.conversation.messages)
+        # as a decision's call record keeps it (LLMPlayer.prepare), so ``arena prompts`` rebuilds this request
+        # too; the seat's own conversation goes on from its last decision, without the question
+        self.sent: dict[str, Any] = {
+            "prompt": {
+                "system": conv.system if player.conversation.system is None else None,
+                "shared_messages": shared,
+                "new_messages": conv.messages[shared:],
+            },
+            "schema": structured or {"json_text": self.schemas.union()},
+            "params": {
+                k: v for k, v in self.kwargs.items() if k not in SENT_APART and (k not in structured or k == "tool_choice")
+            },
+        }
 
     async def ask(self) -> dict[str, float] | None:
         """Send the question; None when the model could not be reached or gave no usable answer."""
         player = self.player
         record: dict[str, Any] = {
             "type": "belief_call", "player": player.name, "provider": player.profile.provider,
-            "model": player.profile.model, "day": self.day, "candidates": self.candidates,
+            "model": player.profile.model, "day": self.day, "candidates": self.candidates, **self.sent,
         }  # fmt: skip
         retries: list[dict[str, Any]] = []
         record["retries"] = retries

@@ -29,6 +29,12 @@ def rebuild(calls: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     bodies = []
     for call in calls:
         prompt = call.get("prompt") or {}
+        if call.get("type") == "belief_call":  # asked beside the game: the seat's conversation goes on without it
+            shown = messages[: prompt.get("shared_messages", len(messages))] + list(prompt.get("new_messages") or [])
+            rest = {**dict(call.get("schema") or {}), **dict(call.get("params") or {"model": call.get("model")})}
+            rest.pop("json_text", None)
+            bodies.append(body(str(call.get("provider")), prompt.get("system") or system or "", shown, rest))
+            continue
         if prompt.get("system") is not None:
             system = prompt["system"]
         messages = messages[: prompt.get("shared_messages", len(messages))] + list(prompt.get("new_messages") or [])
