@@ -72,7 +72,11 @@ def utc_now() -> datetime:
 
 def transcript_path(directory: Path, variant: str, seed: int, when: datetime) -> Path:
     """``DIR/<UTC timestamp>-<variant>-<seed>.jsonl``, with ``-2``, ``-3`` … if that name is taken."""
-    stem = f"{when.strftime('%Y%m%dT%H%M%SZ')}-{variant}-{seed}"
+    return unused_path(directory, f"{when.strftime('%Y%m%dT%H%M%SZ')}-{variant}-{seed}")
+
+
+def unused_path(directory: Path, stem: str) -> Path:
+    """``DIR/STEM.jsonl``, or ``STEM-2.jsonl``, ``-3`` … if taken: a transcript never overwrites another."""
     path = directory / f"{stem}.jsonl"
     n = 1
     while path.exists():

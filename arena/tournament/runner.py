@@ -50,7 +50,7 @@ from arena.players.redact import redact
 from arena.run.config import ConfigError
 from arena.run.orchestrator import run, run_sync
 from arena.run.resume import Resumption
-from arena.run.transcript import TranscriptError, TranscriptWriter, read_transcript, utc_now
+from arena.run.transcript import TranscriptError, TranscriptWriter, read_transcript, unused_path, utc_now
 
 from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
@@ -226,13 +226,7 @@ async def check_endpoints(checked: dict[str, Any]) -> None:
 
 def transcript_path(directory: Path, key: str) -> Path:
     """``DIR/<key with / as _>.jsonl``; a game played again after an abort gets ``-2``, ``-3`` …"""
-    stem = key.replace("/", "_")
-    path = directory / f"{stem}.jsonl"
-    n = 1
-    while path.exists():
-        n += 1
-        path = directory / f"{stem}-{n}.jsonl"
-    return path
+    return unused_path(directory, key.replace("/", "_"))
 
 
 def tournament_header(spec: GameSpec, game: Game, models: dict[str, ModelEntry]) -> dict[str, Any]:
