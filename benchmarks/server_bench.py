@@ -11,6 +11,7 @@ classic under 25 minutes on 2 cores; forfeits at most 5% of decisions.
     python benchmarks/server_bench.py                         # 7-seat classic, --cache true
     python benchmarks/server_bench.py --variant duel --hands 1 --no-cache
     python benchmarks/server_bench.py --structured json_text  # a forced mode
+    python benchmarks/server_bench.py --config day.toml --seed 2 --no-cache  # a shorter game (a TOML)
 
 ``--cache`` starts the server with ``--cache true`` (its prompt cache: seven seats take turns on
 one server, which by default keeps only the last prompt's state).
@@ -39,7 +40,8 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="classic")
-    parser.add_argument("--players", type=int, default=7)
+    parser.add_argument("--players", type=int, default=None, help="classic, cove, village: seats (default 7)")
+    parser.add_argument("--config", default="", help="a game config (TOML) for arena play --config")
     parser.add_argument("--hands", type=int, default=None, help="duel, duel3, trio: hands in the match")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True, help="the server's --cache true")
@@ -57,8 +59,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, real_server(*server_args, log=server_log) as url:
         spec = f"openai:{ALIAS}@{url}" + (f"?structured={args.structured}" if args.structured else "")
         argv = ["play", args.variant, "--seed", str(args.seed), "--quiet", "--transcripts", tmp, "--seats", spec]
-        if args.variant in ("classic", "cove", "village"):
-            argv += ["--players", str(args.players)]
+        if args.config:
+            argv += ["--config", args.config]
+        if args.players is not None or (args.variant in ("classic", "cove", "village") and not args.config):
+            argv += ["--players", str(args.players or 7)]
         if args.hands is not None:
             argv += ["--hands", str(args.hands)]
         out = io.StringIO()
@@ -70,7 +74,7 @@ def main() -> int:
         record = read_transcript(files[0]) if files else None
     text = out.getvalue()
     check = re.search(r"^(http\S+: .*) \(checked in ([\d.]+) s\)$", text, flags=re.MULTILINE)
-    print(f"server: llama_cpp.server {' '.join(server_args)}; seats: {spec} x {args.players}")
+    print(f"server: llama_cpp.server {' '.join(server_args)}; seats: {spec}; {args.variant} {args.config}")
     print(f"exit code {code}; load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     if check:
         print(f"check: {check.group(2)} s: {check.group(1)}")
