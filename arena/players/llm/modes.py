@@ -16,7 +16,8 @@ APIs keep their known modes and are not asked.
 
 Why a real decision, not a feature list: servers do not say what they ignore (a ``tools`` request
 answered in prose is a 200), and what matters is whether *this model* on *this server* gives a
-legal action. Cost: one decision per mode tried (4.6–7.5 s in all for SmolLM2-135M on two cores,
+legal action. Cost: one decision per mode tried, mostly one evaluation of the probe's prompt of
+about 1,650 tokens (20.5 s in all for SmolLM2-135M on two idle cores, 50–90 s under load,
 docs/llm.md).
 """
 
