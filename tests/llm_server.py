@@ -627,3 +627,10 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def is_mode_probe(body: dict[str, Any]) -> bool:
+    """A request of the check's mode probe (a duel's first beat, arena/players/llm/modes.py), not of a game."""
+    first = (body.get("messages") or [{}])[0]
+    system = _text_of(body.get("system") if "system" in body else first.get("content"))
+    return re.search(r"Seats in order: \w+, \w+\.\n", system) is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ import pytest
 
 from arena.cli import main
 from arena.players.llm.sent import render
-from tests.llm_server import FakeModelServer
+from tests.llm_server import FakeModelServer, is_mode_probe
 
 KEY_VAR = "ARENA_TEST_KEY"
 SHORT = "players = 7\n[options]\ndiscussion_rounds = 1\nmax_days = 2\n"
@@ -42,8 +41,7 @@ def played(tmp_path_factory) -> dict[str, Any]:
         monkey.undo()
     received: dict[str, list[dict[str, Any]]] = {}
     for entry in server.log:
-        system = str((entry["body"].get("messages") or [{}])[0].get("content"))
-        if re.search(r"Seats in order: \w+, \w+\.\n", system):
+        if is_mode_probe(entry["body"]):
             continue  # the check's mode probe (a duel's first beat, arena/players/llm/modes.py): no game call
         received.setdefault(entry["player"], []).append(entry["body"])
     (path,) = (tmp / "t").glob("*.jsonl")

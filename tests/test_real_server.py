@@ -2,7 +2,7 @@
 
 The server runs as a subprocess on a loopback port for this module (tests/real_server.py) and is
 stopped at its end. A seat names it with no ``structured`` option, as a newcomer would: the check
-before the game finds the mode the server takes and the games end on their own with few forfeits;
+before the game finds the mode the server takes and the game ends on its own with few forfeits;
 a forced mode the server refuses is one line and exit code 2; a game's calls recorded against it
 replay with the server gone. Speed targets are in benchmarks/server_bench.py (the full 7-seat
 classic), not here. Skipped without the ``local`` and ``server`` extras.
@@ -25,9 +25,9 @@ pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "
 #: the server as docs/llm.md says to start it for a game: the model's context (the prompt of a
 #: game passes the server's default 2,048 tokens) and its prompt cache (seats take turns)
 SERVER_ARGS = ("--n_ctx", "8192", "--cache", "true")
-#: short games: a speech of at most 120 characters (the grammar bounds it), a duel of one hand of
-#: three beats, a classic table of six (the fewest) for one day
-CLASSIC = "players = 6\n[options]\ndiscussion_rounds = 1\nmax_days = 1\nmax_speech_chars = 120\n"
+#: a short game: a speech of at most 120 characters (the grammar bounds it), a duel of one hand of
+#: three beats. A table of seven plays in benchmarks/server_bench.py: a classic day took 4.5 minutes
+#: of the suite on 2 shared cores, which CI cannot spare (docs/llm.md, "Measured")
 DUEL = "[options]\nhands = 1\nbeats = 3\nmax_speech_chars = 120\n"
 
 
@@ -91,12 +91,3 @@ def test_a_forced_mode_the_server_refuses_is_one_line_and_exit_2(url, tmp_path, 
     assert len(lines) == 1 and lines[0].startswith("arena: error: seat Ann"), lines
     assert "refused the request in mode json_schema: 500 response_format.type: Input should be 'text'" in lines[0]
     assert seconds < 20 and not list(tmp_path.glob("*.jsonl"))
-
-
-def test_a_classic_day_on_the_server_ends_on_its_own(url, tmp_path, capsys):
-    config = tmp_path / "classic.toml"
-    config.write_text(CLASSIC)
-    argv = ["play", "classic", "--seed", "2", "--quiet", "--config", str(config), "--transcripts", str(tmp_path / "tr")]
-    assert main([*argv, "--seats", f"openai:{ALIAS}@{url}"]) == 0, capsys.readouterr().err
-    record = transcript_in(tmp_path / "tr")
-    assert record.summary["finished"] and forfeit_share(record) <= 0.05, record.summary

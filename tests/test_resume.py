@@ -34,6 +34,7 @@ from arena.run.replay import replay
 from arena.run.resume import ResumeError, prepare_resume, resume_game, resume_sync
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS
+from tests.llm_server import is_mode_probe
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -518,8 +519,8 @@ def tournament(server: Any, tmp_path: Path, name: str) -> Any:
 
 
 def game_calls(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stand-in's log without each run's endpoint check (its "ping")."""
-    return [e for e in log if e["body"].get("messages") != [{"role": "user", "content": "ping"}]]
+    """The stand-in's log without each run's endpoint check (its "ping" and its mode probe)."""
+    return [e for e in log if e["body"].get("messages") != [{"role": "user", "content": "ping"}] and not is_mode_probe(e["body"])]
 
 
 def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path):

@@ -39,7 +39,7 @@ def test_a_tournament_of_one_or_two_rounds_reports(tmp_path, capsys, monkeypatch
     assert main(["leaderboard", db]) == 0
     text = capsys.readouterr().out
     assert f"{rounds} deal{'s' if rounds > 1 else ''} per pairing: too few for intervals" in text
-    assert "[too few deals]" in text
+    assert "[too few]" in text
     for line in text.splitlines():  # no interval collapsed onto its estimate, e.g. "+1.46 [+1.46, +1.46]"
         assert not any(f"{x} [{x}, {x}]" in line for x in line.split() if x[:1] in "+-" and x[1:2].isdigit())
     assert main(["leaderboard", db, "--json"]) == 0

@@ -216,7 +216,7 @@ def _signed(x: float | None, digits: int = 2) -> str:
 
 def _interval(value: float, lo: float, hi: float) -> str:
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{_signed(value)} [too few deals]"
+        return f"{_signed(value)} [too few]"  # fewer than 5 deals or pairs: no interval (fits the 80-column table)
     return f"{_signed(value)} [{_signed(lo)}, {_signed(hi)}]"
 
 
@@ -418,7 +418,7 @@ def _rich_table(header: list[str], rows: list[list[str]], left: int = 1) -> Any:
     for i, h in enumerate(header):
         t.add_column(h, justify="left" if i < left else "right", no_wrap=True)
     for row in rows:
-        t.add_row(*(Text(cell) for cell in row))  # cells are text, not markup: "[too few deals]", a model "x[y]"
+        t.add_row(*(Text(cell) for cell in row))  # cells are text, not markup: "[too few]", a model "x[y]"
     return t
 
 
