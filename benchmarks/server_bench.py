@@ -48,6 +48,7 @@ def main() -> int:
     parser.add_argument("--structured", default="", help="force a mode (?structured=...)")
     parser.add_argument("--context", type=int, default=8192, help="the server's --n_ctx")
     parser.add_argument("--server-log", default="", help="keep the server's output in this file")
+    parser.add_argument("--keep", default="", help="write the game's transcript into this folder (kept)")
     args = parser.parse_args()
     missing = available()
     if missing:
@@ -56,7 +57,8 @@ def main() -> int:
     server_args = ["--n_ctx", str(args.context)] + (["--cache", "true"] if args.cache else [])
     load_before = os.getloadavg()
     server_log = Path(args.server_log) if args.server_log else None
-    with tempfile.TemporaryDirectory() as tmp, real_server(*server_args, log=server_log) as url:
+    with tempfile.TemporaryDirectory() as scratch, real_server(*server_args, log=server_log) as url:
+        tmp = args.keep or scratch
         spec = f"openai:{ALIAS}@{url}" + (f"?structured={args.structured}" if args.structured else "")
         argv = ["play", args.variant, "--seed", str(args.seed), "--quiet", "--transcripts", tmp, "--seats", spec]
         if args.config:
