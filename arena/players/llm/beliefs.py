@@ -112,12 +112,12 @@ class BeliefQuestion:
             return None
         latency = time.perf_counter() - started
         reply = player.backend.extract(response)
-        cost = player.profile.cost(reply.usage)
+        cost = round(player.profile.cost(reply.usage), 8)  # as recorded, so a resumed seat's totals match
         player.usage.add(reply.usage, cost)
         player.usage.latency += latency
         beliefs = self._parse(reply)
         record.update(
-            latency=round(latency, 3), raw=reply.raw, usage=reply.usage, cost=round(cost, 8),
+            latency=round(latency, 3), raw=reply.raw, usage=reply.usage, cost=cost,
             outcome="ok" if beliefs else "malformed", beliefs=beliefs,
         )  # fmt: skip
         player._emit(record)

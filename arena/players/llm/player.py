@@ -440,7 +440,7 @@ class LLMPlayer:
         answer = self._interpret(request, schemas, reply, parse)
         conv.answer(reply.raw, self._call(reply, request.id, record["try"]))
         record["appended"] = conv.messages[-1]  # the answer as the next request repeats it
-        cost = self.profile.cost(reply.usage)
+        cost = round(self.profile.cost(reply.usage), 8)  # as recorded, so a resumed seat's totals match
         self.usage.add(reply.usage, cost)
         self.usage.latency += latency
         record.update(
@@ -450,7 +450,7 @@ class LLMPlayer:
             call_id=reply.call_id,
             finish=reply.finish,
             usage=reply.usage,
-            cost=round(cost, 8),
+            cost=cost,
         )
         if isinstance(answer, Malformed):
             self.usage.malformed += 1
