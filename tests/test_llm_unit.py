@@ -262,3 +262,8 @@ def test_replies_that_are_not_actions_become_malformed():
         assert words in answer.error, (words, answer)
     fenced = Reply('Sure!\n```json\n{"kind": "verdict", "yes": false}\n```', None, None, {}, "stop")
     assert player._interpret(req, schemas, fenced).yes is False
+    # a raw line break inside a string (llama-cpp-python's json_object grammar lets one through) is a line break
+    req = request([Option("speak")])
+    schemas = KindSchemas(req.json_schema(), strict=True)
+    raw = Reply('{"kind": "speak", "speech": "I saw it.\nBob lies."}', None, None, {}, "stop")
+    assert player._interpret(req, schemas, raw).speech == "I saw it.\nBob lies."

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.engine import View
 
-from .player import SENT_APART, LLMPlayer, TransportGaveUp, _json_from_text
+from .player import SENT_APART, LLMPlayer, TransportGaveUp, _json_from_text, _loads
 from .prompt import NO_ANSWER, _tidy, event_context
 from .schema import KindSchemas
 
@@ -127,7 +127,7 @@ class BeliefQuestion:
         data: Any = reply.arguments
         if data is None:
             try:
-                data = json.loads(reply.raw) if reply.tool else _json_from_text(reply.raw)
+                data = _loads(reply.raw) if reply.tool else _json_from_text(reply.raw)
             except ValueError:
                 return {}
         if not reply.tool:
