@@ -81,7 +81,8 @@ def test_the_check_picks_json_object_on_a_llama_like_server(tmp_path, capsys):
         assert play(tmp_path, f"openai:m@{server.openai_url}") == 0
     out, err = capsys.readouterr()
     line = next(x for x in out.splitlines() if x.startswith(server.openai_url))
-    assert "tools (required): answered in prose; tools (auto): answered in prose" in line
+    # prose under tool_choice "required": tool_choice is not enforced, so tools (auto) is not asked
+    assert "tools (required): answered in prose; tools (auto): not asked (tool_choice ignored)" in line
     assert "json_schema: refused (500 response_format.type: Input should be 'text' or 'json_object' (got 'json_schema'))" in line
     assert "using json_object with a schema (checked in" in line and out.count(server.openai_url + ":") == 1
     record = transcript(tmp_path)
@@ -90,6 +91,26 @@ def test_the_check_picks_json_object_on_a_llama_like_server(tmp_path, capsys):
     assert make_llm_player(f"openai:m@{server.openai_url}", "Zed").profile.mode == "json_object"
     assert record.summary["finished"] and "error" not in err
     assert record.summary["decisions"] > 10 and record.summary["forfeits"] == 0
+
+
+class AutoOnlyServer(FakeModelServer):
+    """Honours tools but refuses ``tool_choice: "required"`` (as llama-cpp-python's
+    ``chatml-function-calling`` format does, there with a 500)."""
+
+    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
+        if json.loads(raw).get("tool_choice") == "required":
+            error = {"message": "tool_choice must be 'auto'", "type": "invalid_request_error", "param": "tool_choice"}
+            return 422, {}, {"error": error}, 0.0
+        return super().handle(api, raw)
+
+
+def test_a_server_that_refuses_required_tools_gets_tools_auto(tmp_path, capsys):
+    """A refused tools (required) says nothing of tools (auto): it is asked, and kept."""
+    with AutoOnlyServer() as server:
+        assert play(tmp_path, f"openai:m@{server.openai_url}") == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(server.openai_url))
+    assert "tools (required): refused (422 tool_choice must be 'auto'); using tools (auto)" in line
+    assert set(transcript(tmp_path).header["structured"].values()) == {"tools_auto"}
 
 
 def test_a_forced_mode_the_server_refuses_is_one_line_and_exit_2(tmp_path, capsys):

@@ -16,9 +16,11 @@ APIs keep their known modes and are not asked.
 
 Why a real decision, not a feature list: servers do not say what they ignore (a ``tools`` request
 answered in prose is a 200), and what matters is whether *this model* on *this server* gives a
-legal action. Cost: one decision per mode tried, mostly one evaluation of the probe's prompt of
-about 1,650 tokens (20.5 s in all for SmolLM2-135M on two idle cores, 50–90 s under load,
-docs/llm.md).
+legal action. The probe seat uses the short system prompt (the local models' one): the question is
+the server's, not the model's skill. A server that answers ``tools`` with ``tool_choice: "required"``
+in prose does not enforce ``tool_choice``, so ``tools (auto)`` — the same request to it — is not
+asked. Cost: one decision per mode tried, mostly one evaluation of the probe's prompt (docs/llm.md
+has the times).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ PROBE_ATTEMPTS = 2
 #: output tokens for a probe answer: a duel action with a short speech fits; prose is cut off early
 #: (a model that ignores the mode writes up to the limit: 1,024 tokens took 25 s on two cores)
 PROBE_TOKENS = 160
+#: what a probe answer with no tool call in it reads as (prose, or prose cut off at the limit)
+NO_TOOL_CALL = ("answered in prose", f"no action within {PROBE_TOKENS} tokens")
 #: the probe decision's speech limit: an action fits well within PROBE_TOKENS under a grammar
 PROBE_SPEECH = 100
 
@@ -129,6 +133,7 @@ async def try_mode(player: Any, mode: str) -> str | None:
             "structured": mode,
             "attempts": PROBE_ATTEMPTS,
             "max_tokens": min(player.profile.max_tokens, PROBE_TOKENS),
+            "prompt": "short",  # the conduct rules in brief: 40% fewer tokens to evaluate, same question
         }
     )
     game, request = probe_game(player.name)
@@ -154,7 +159,10 @@ async def choose_mode(player: Any) -> Probe:
     started = time.perf_counter()
     found = Probe(endpoint_label(profile))
     forced = profile.structured if getattr(player, "forced", True) else None  # not a mode the check set
+    skip: set[str] = set()
     for mode in (forced,) if forced else CANDIDATES:
+        if mode in skip:
+            continue
         try:
             why = await try_mode(player, mode)
         except RequestRefused as exc:
@@ -172,6 +180,11 @@ async def choose_mode(player: Any) -> Probe:
                 found.tried.append((mode, _short(why)))
             break
         found.tried.append((mode, _short(why)))
+        if mode == "tools" and _short(why) in NO_TOOL_CALL:
+            # no tool call under tool_choice "required": the server does not enforce tool_choice, so
+            # a tools (auto) request is the same request to it and would get the same prose
+            found.tried.append(("tools_auto", "not asked (tool_choice ignored)"))
+            skip.add("tools_auto")
     found.seconds = time.perf_counter() - started
     log.info("%s (%.1f s)", found.line(), found.seconds)
     return found
