@@ -714,8 +714,12 @@ class GameSession:
         transcript = read_transcript(writer.path)
         beliefs = probe.records if probe is not None else []
         stats = transcript_stats(transcript, beliefs)
-        # The players' own totals, unrounded (the transcript's summary rounds dollars to 6 places).
+        # The players' own totals (the transcript's summary rounds dollars to 6 places); the dollars
+        # to 10, which drops only the float noise of the order the calls were added in (a resumed
+        # seat adds its recorded calls first), so a resumed game's rows equal an uncut one's.
         usage = {seat: asdict(p.usage) for seat, p in players.items() if is_dataclass(getattr(p, "usage", None))}
+        for totals in usage.values():
+            totals["cost"] = round(float(totals.get("cost", 0.0)), 10)
         record = game_record(
             spec, game, stats, beliefs, usage, (transcript.summary or {}).get("per_player") or {},
             seconds=seconds, transcript=str(writer.path), started=begun, ended=utc_now().isoformat(timespec="seconds"),
