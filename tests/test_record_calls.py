@@ -19,7 +19,7 @@ import yaml
 
 from arena.cli import main
 from arena.run.transcript import read_transcript
-from tests.llm_server import FakeModelServer
+from tests.llm_server import FakeModelServer, game_calls
 
 KEY_VAR = "ARENA_TEST_KEY"
 SHORT = "players = 7\n[options]\ndiscussion_rounds = 1\nmax_days = 3\n"
@@ -69,7 +69,7 @@ def recorded(tmp_path_factory) -> dict[str, Any]:
         with FakeModelServer(seed=7) as server:
             argv = ["play", "classic", "--seed", "11", "--config", str(tmp / "short.toml"), "--quiet", *seats(server)]
             code = main([*argv, "--transcripts", str(tmp / "recorded"), "--record-calls", str(tmp / "calls.yaml")])
-            requests = len(server.log)
+            requests = len(game_calls(server.log))
     finally:
         monkey.undo()
     return {"tmp": tmp, "argv": argv, "code": code, "key": key, "requests": requests}
@@ -81,7 +81,7 @@ def test_a_recorded_game_replays_with_identical_events(recorded, capsys, tmp_pat
     original = transcript_in(recorded["tmp"] / "recorded")
     assert original.complete and original.calls
     data = load(cassette)
-    assert len(data["interactions"]) == len(original.calls) == recorded["requests"] - 4  # not the checks, nor their mode probes
+    assert len(data["interactions"]) == len(original.calls) == recorded["requests"]  # not the checks, nor their mode probes
     assert data["metadata"]["arena_game"]["seed"] == 11
     for interaction in data["interactions"]:  # credentials never recorded
         headers = {name.lower() for name in interaction["request"]["headers"]}

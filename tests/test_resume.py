@@ -34,7 +34,7 @@ from arena.run.replay import replay
 from arena.run.resume import ResumeError, prepare_resume, resume_game, resume_sync
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS
-from tests.llm_server import is_mode_probe
+from tests.llm_server import game_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -516,11 +516,6 @@ def tournament(server: Any, tmp_path: Path, name: str) -> Any:
         "models": {"bot": "bot", "oa": oa},
         "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
     })  # fmt: skip
-
-
-def game_calls(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stand-in's log without each run's endpoint check (its "ping" and its mode probe)."""
-    return [e for e in log if e["body"].get("messages") != [{"role": "user", "content": "ping"}] and not is_mode_probe(e["body"])]
 
 
 def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path):
