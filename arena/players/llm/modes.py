@@ -16,8 +16,9 @@ APIs keep their known modes and are not asked.
 
 Why a real decision, not a feature list: servers do not say what they ignore (a ``tools`` request
 answered in prose is a 200), and what matters is whether *this model* on *this server* gives a
-legal action. The probe seat uses the short system prompt (the local models' one): the question is
-the server's, not the model's skill. A server that answers ``tools`` with ``tool_choice: "required"``
+legal action. The probe seat uses the short system prompt (the local models' one) without the
+variant's rules summary: the question is the server's, not the model's skill, and the prompt the
+server must evaluate first is half as long. A server that answers ``tools`` with ``tool_choice: "required"``
 in prose does not enforce ``tool_choice``, so ``tools (auto)`` — the same request to it — is not
 asked. Cost: one decision per mode tried, mostly one evaluation of the probe's prompt (docs/llm.md
 has the times).
@@ -133,11 +134,13 @@ async def try_mode(player: Any, mode: str) -> str | None:
             "structured": mode,
             "attempts": PROBE_ATTEMPTS,
             "max_tokens": min(player.profile.max_tokens, PROBE_TOKENS),
-            "prompt": "short",  # the conduct rules in brief: 40% fewer tokens to evaluate, same question
+            "prompt": "short",  # the conduct rules in brief
         }
     )
     game, request = probe_game(player.name)
-    seat = LLMPlayer(player.name, quick, key=getattr(player, "_key", None), spec=getattr(player, "spec", ""), variant="duel",
+    # no variant: the rules summary stays out (the question states every legal answer), a third of
+    # the prompt the server evaluates before it answers
+    seat = LLMPlayer(player.name, quick, key=getattr(player, "_key", None), spec=getattr(player, "spec", ""), variant=None,
                      options=game.options.model_dump(mode="json"))  # fmt: skip
     feedback = None
     why: str | None = "no answer"
