@@ -22,7 +22,7 @@ from arena.players.llm import make_llm_player, modes
 from arena.players.llm.providers import error_body, refused, transport_error
 from arena.players.llm.usage import Usage
 from arena.run.transcript import read_transcript
-from tests.llm_server import FakeModelServer, Gate
+from tests.llm_server import FakeModelServer, Gate, is_mode_probe
 
 SHORT = "players = 6\n[options]\ndiscussion_rounds = 1\nmax_days = 2\n"
 PYDANTIC_500 = (
@@ -83,6 +83,9 @@ def test_the_check_picks_json_object_on_a_llama_like_server(tmp_path, capsys):
     line = next(x for x in out.splitlines() if x.startswith(server.openai_url))
     # prose under tool_choice "required": tool_choice is not enforced, so tools (auto) is not asked
     assert "tools (required): answered in prose; tools (auto): not asked (tool_choice ignored)" in line
+    # the probe's system prompt is the short one without the rules summary: little to evaluate first
+    probes = [e["body"]["messages"][0]["content"] for e in server.log if is_mode_probe(e["body"])]
+    assert len(probes) == 2 and all("No summary of this variant's rules" in p and len(p) < 2000 for p in probes)
     assert "json_schema: refused (500 response_format.type: Input should be 'text' or 'json_object' (got 'json_schema'))" in line
     assert "using json_object with a schema (checked in" in line and out.count(server.openai_url + ":") == 1
     record = transcript(tmp_path)
