@@ -36,7 +36,7 @@ from arena.tournament.distributed import RayChunks, RayExecutor  # noqa: E402
 from arena.tournament.runner import TournamentCalls, run_tournament  # noqa: E402
 from arena.variants import get_variant  # noqa: E402
 from tests.helpers import bot_vs_model_tournament, count_rows  # noqa: E402
-from tests.llm_server import FakeModelServer, Gate, SlowServer, is_mode_probe  # noqa: E402
+from tests.llm_server import FakeModelServer, Gate, SlowServer, game_calls, is_mode_probe  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "retry_budget": 20.0}
@@ -238,6 +238,30 @@ def test_an_endpoint_down_in_a_worker_stops_new_games(tmp_path):
         gate.fail_after = None  # back
         again = asyncio.run(run_tournament(cfg, executor=RayExecutor(cfg)))
     assert again.played == 2 and not again.failed and not again.down
+
+
+def test_workers_play_in_the_mode_the_drivers_check_picked(tmp_path):
+    """A server that ignores tools (llama-cpp-python's): the driver's check picks json_object, and
+    the workers' seats play in it — a worker has no check of its own and would send tools."""
+    from arena.players.llm import modes
+    from tests.test_server_modes import LlamaLikeServer
+
+    try:
+        with LlamaLikeServer(seed=4) as server:
+            data = model_config(tmp_path, server, "picked", games=2, concurrency=2)
+            data["models"] = {"bot": "bot", "oa": data["models"]["oa"]}
+            cfg = parse_tournament(data)
+            report = asyncio.run(run_tournament(cfg, executor=RayExecutor(cfg)))
+            served = [e for e in game_calls(server.log) if e["player"] != "someone"]  # not the check's ping
+    finally:
+        modes._picked.clear()  # the driver's pick: no other test's server on a reused port gets it
+    assert report.played == 2 and not report.failed, report.failed
+    # every game request came in json_object with a schema (the stand-in logs it as its grammar)
+    assert len(served) > 10
+    odd = [e for e in served if (e["body"].get("response_format") or {}).get("json_schema", {}).get("name") != "x"]
+    assert not odd, [(e["player"], e["body"].get("response_format"), str(e["body"]["messages"])[:300]) for e in odd[:3]]
+    with sqlite3.connect(tmp_path / "picked.sqlite") as db:
+        assert db.execute("SELECT SUM(forfeits) FROM player_games").fetchone()[0] == 0
 
 
 # ---- faults -------------------------------------------------------------------------------------------

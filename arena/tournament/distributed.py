@@ -54,7 +54,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -314,6 +314,9 @@ class GameTask:
     calls: str | None = None  # "record" / "replay" the game's model calls
     cassette_path: str = ""  # the driver's cassette file (named in messages)
     cassette: str | None = None  # replay: that file's text
+    #: the structured modes the driver's check picked, per (endpoint, model): the worker's seats on a
+    #: server of its own play in them (the worker process has no check of its own)
+    modes: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def play_game(config: TournamentConfig, task: GameTask, permits: Any) -> Iterator[Any]:
@@ -323,6 +326,10 @@ def play_game(config: TournamentConfig, task: GameTask, permits: Any) -> Iterato
     The worker writes the transcript, and a cassette, to a scratch folder and sends them; the
     driver keeps them where an in-process run would.
     """
+    if task.modes:  # (a bots' game does not import the model seats' code)
+        from arena.players.llm import modes
+
+        modes.adopt(task.modes)
     scratch = Path(tempfile.mkdtemp(prefix="arena-game-"))
     calls = TournamentCalls(task.calls, scratch) if task.calls in ("record", "replay") else None  # type: ignore[arg-type]
     if calls is not None and task.cassette is not None:
@@ -470,7 +477,9 @@ class RayExecutor:
         except OSError as exc:
             return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
         started(utc_now().isoformat(timespec="seconds"))
-        task = GameTask(spec, str(path), uuid.uuid4().hex)
+        from arena.players.llm import modes
+
+        task = GameTask(spec, str(path), uuid.uuid4().hex, modes=modes.picks())
         if self.calls is not None:
             cassette = self.calls.path(spec.key)
             task.calls, task.cassette_path = self.calls.mode, str(cassette)

@@ -69,6 +69,16 @@ def remember(profile: Profile, mode: str) -> None:
     _picked[(profile.endpoint, profile.model)] = mode
 
 
+def picks() -> dict[tuple[str, str], str]:
+    """Every pick of this process, to hand to another (a Ray worker makes the seats of its game)."""
+    return dict(_picked)
+
+
+def adopt(found: dict[tuple[str, str], str]) -> None:
+    """Take picks made in another process (the driver's check): the seats made here play in them."""
+    _picked.update(found)
+
+
 def picked(profile: Profile) -> str | None:
     """The mode the check picked for this profile's server and model in this process, if any."""
     return _picked.get((profile.endpoint, profile.model)) if profile.probed else None
