@@ -601,3 +601,55 @@ async def test_a_restarted_server_resumes_its_unfinished_tables_behind_the_same_
     assert transcript.complete and replay(transcript).ok
     events = [Event.from_dict(e) for e in transcript.events]
     assert received + rest == [e.to_dict() for e in events if e.visible_to("Ann")]
+
+
+# ---- model seats on a server of their own -------------------------------------------------------------
+async def test_a_model_seat_on_a_server_of_its_own_plays_in_the_mode_the_check_picks(tmp_path: Path) -> None:
+    """llama-cpp-python's server ignores tools: the check when the table is made picks json_object
+    (without it the seat sent tools and the table stopped after three lost decisions), the header
+    records it, and a restarted server resumes the seat in it without asking again."""
+    from arena.players.llm import modes
+    from tests.llm_server import game_calls
+    from tests.test_server_modes import LlamaLikeServer
+
+    try:
+        with LlamaLikeServer(seed=3) as stand_in:
+            model = f"openai:m@{stand_in.openai_url}"
+            async with served(tmp_path) as client:
+                made = await create(client, variant="classic", players=6, seed=1, seats={"Ann": model, "Bob": "person"})
+                table, token = made["table"], made["seats"]["Bob"]["token"]
+                url = f"/api/tables/{table}/seats/{token}"
+                received: list[dict] = []
+                state = await (await client.get(f"{url}?after=0&wait=10")).json()
+                while state["decision"] is None or not any(e.get("actor") == "Ann" for e in received):
+                    received += state["events"]
+                    after = received[-1]["seq"] if received else 0
+                    if state["decision"] is not None:
+                        answer = {"decision": state["decision"]["id"], "action": state["decision"]["default"]}
+                        assert (await client.post(f"{url}/answer", json=answer)).status == 200
+                    state = await (await client.get(f"{url}?after={after}&wait=10&version={state['version']}")).json()
+                received += state["events"]
+            modes._picked.clear()  # a new server process knows no pick: the header must say it
+            probes = len(stand_in.log)
+            async with served(tmp_path) as client:
+                _, state = await play_seat(client, table, token, after=received[-1]["seq"])
+                assert state["state"] == "over"
+            after_restart = stand_in.log[probes:]
+            served_calls = [e for e in game_calls(stand_in.log) if e["player"] != "someone"]  # not the ping
+    finally:
+        modes._picked.clear()
+    transcript = transcript_of(tmp_path, table)
+    assert transcript.header["structured"] == {"Ann": "json_object"}
+    assert transcript.complete and transcript.summary["forfeits"] == 0
+    assert after_restart and len(game_calls(after_restart)) == len(after_restart)  # not checked again
+    assert all((e["body"].get("response_format") or {}).get("json_schema", {}).get("name") == "x" for e in served_calls)
+
+
+async def test_a_model_seat_whose_endpoint_is_down_is_one_line_and_no_table(tmp_path: Path) -> None:
+    dead = f"openai:m@http://127.0.0.1:{free_port()}/v1"
+    async with served(tmp_path) as client:
+        response = await client.post("/api/tables", json={"variant": "classic", "players": 6, "seats": {"Ann": dead}})
+        body = await response.json()
+        assert response.status == 400 and "\n" not in body["error"], body
+        assert body["error"].startswith(f"seat Ann ({dead}): ") and body["error"].endswith("(no table was started)")
+        assert (await (await client.get("/api/tables")).json())["tables"] == []

@@ -21,9 +21,10 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from arena.cli.base import USAGE_ERROR, CliError, Parser, variant_class
-from arena.cli.calls import check_model_seats, model_calls_option, seat_modes
+from arena.cli.calls import check_model_seats, model_calls_option
 from arena.cli.usage_table import print_usage
 from arena.engine import Game, RulesError
+from arena.players.registry import seat_modes
 from arena.run.config import ConfigError, first_error, load_config, parse_seat_args, seat_specs
 
 # the shared pieces under their old names here (other modules and tests use them)

@@ -21,22 +21,13 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.engine import Game
+from arena.players.registry import network_seats, seat_modes
 
 
 def _cli_error(message: str) -> Exception:
     from arena.cli.base import CliError
 
     return CliError(message)
-
-
-def network_seats(players: Mapping[str, Any]) -> dict[str, Any]:
-    """The seats played by a model behind an HTTP endpoint (not ``local``, not bots or people)."""
-    out = {}
-    for seat, player in players.items():
-        profile = getattr(player, "profile", None)
-        if profile is not None and getattr(profile, "provider", "local") != "local":
-            out[seat] = player
-    return out
 
 
 def check_model_seats(players: Mapping[str, Any]) -> float:
@@ -57,11 +48,6 @@ def check_model_seats(players: Mapping[str, Any]) -> float:
     for probe in probes:  # once per endpoint: the structured mode its seats play in, and why
         print(f"{probe.line()} (checked in {probe.seconds:.1f} s)", flush=True)
     return time.perf_counter() - started
-
-
-def seat_modes(players: Mapping[str, Any]) -> dict[str, str]:
-    """Each model seat's structured mode, for the transcript header."""
-    return {seat: p.profile.mode for seat, p in players.items() if hasattr(getattr(p, "profile", None), "mode")}
 
 
 @dataclass

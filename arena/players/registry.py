@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -94,3 +94,19 @@ def make_player(spec: str, name: str, seed: int = 0, **kwargs):
     except ModuleNotFoundError as exc:
         raise SpecError(f"unknown player spec {spec!r}; use random, bot, human or provider:model") from exc
     return llm.make_llm_player(spec, name, seed, **kwargs)
+
+
+def seat_modes(players: Mapping[str, Any]) -> dict[str, str]:
+    """Each model seat's structured mode (seat -> mode), for a transcript header: a resumed game's
+    seats play in the same modes (the check picks a server's mode; its prompts depend on it)."""
+    return {seat: p.profile.mode for seat, p in players.items() if hasattr(getattr(p, "profile", None), "mode")}
+
+
+def network_seats(players: Mapping[str, Any]) -> dict[str, Any]:
+    """The seats played by a model behind an HTTP endpoint (not ``local``, not bots or people)."""
+    out = {}
+    for seat, player in players.items():
+        profile = getattr(player, "profile", None)
+        if profile is not None and getattr(profile, "provider", "local") != "local":
+            out[seat] = player
+    return out

@@ -295,6 +295,9 @@ def prepare_resume(
             seated[seat] = factory(spec, seat, seed, **extra)
         except (ValueError, ImportError, AttributeError, TypeError) as exc:
             raise ResumeError(f"seat {seat} ({spec}): {exc}") from None
+        mode = (header.get("structured") or {}).get(seat)
+        if mode and not getattr(seated[seat], "forced", True):  # the mode the check picked for its server
+            seated[seat].set_mode(mode)
     clock = clock_from_header(header, int(header["seed"]))
     calls = _calls_by_attempt(transcript)
     views: dict[str, View] = {}

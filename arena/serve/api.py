@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from arena.serve.tables import PERSON, ArchivedTable, Table, TableError, check_setup, new_table
+from arena.serve.tables import PERSON, ArchivedTable, Table, TableError, check_model_seats, check_setup, new_table
 
 log = logging.getLogger("arena.serve")
 
@@ -134,6 +134,7 @@ class Api:
             raise TableError(503, f"this server plays at most {self.server.max_tables} tables at once: try later")
         created = new_table(setup, self.server.data)
         table = created.table
+        await check_model_seats(table.players)
         self.server.add(table)
         base = f"/tables/{table.id}"
         seats = {name: {"token": token, "url": f"{base}/seat#{token}"} for name, token in created.tokens.items()}

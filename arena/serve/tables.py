@@ -33,7 +33,7 @@ from arena.engine import Event, Game, RulesError, dump_action, parse_action
 from arena.engine.events import PUBLIC
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
-from arena.players.registry import BUILTIN, SpecError, make_player
+from arena.players.registry import BUILTIN, SpecError, make_player, network_seats, seat_modes
 from arena.players.web import WebSeat
 from arena.run.config import ConfigError, first_error, load_config, parse_config, seat_specs
 from arena.run.transcript import TranscriptError, TranscriptWriter, dumps, read_transcript
@@ -375,6 +375,8 @@ class Table:
         extra: dict[str, Any] = {"table": self.id}
         if self.clock is not None:
             extra["clock"] = self.clock.describe()
+        if seat_modes(self.players):  # a restart resumes model seats in the modes the check picked
+            extra["structured"] = seat_modes(self.players)
         specs = {seat.name: seat.recorded for seat in self.seats.values()}
         self.transcript.parent.mkdir(parents=True, exist_ok=True)
         self.writer = TranscriptWriter(self.transcript, self.game, specs, extra=extra)
@@ -669,6 +671,24 @@ class ArchivedTable:
 
     def answer(self, seat: str, body: Any) -> None:
         raise TableError(409, "the game is over")
+
+
+async def check_model_seats(players: Mapping[str, Any]) -> None:
+    """``arena play``'s check before a game, for a new table's model seats: endpoint, key, model,
+    and the structured mode a server of its own takes (without it a seat on llama-cpp-python's
+    server sends tools and the table stops after three lost decisions). A problem is one line and
+    no table (400)."""
+    seats = network_seats(players)
+    if not seats:
+        return
+    from arena.players.llm.preflight import preflight
+
+    probes: list[Any] = []
+    problems = await preflight(seats, probes, pooled=True)  # other tables' seats use the pooled clients
+    if problems:
+        raise TableError(400, "; ".join(p.line() for p in problems) + " (no table was started)")
+    for probe in probes:
+        log.info("%s (checked in %.1f s)", probe.line(), probe.seconds)
 
 
 @dataclass

@@ -188,13 +188,14 @@ async def check(profile: Profile, key: str | None) -> str | None:
         await client.close()
 
 
-async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None) -> list[Problem]:
+async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None, *, pooled: bool = False) -> list[Problem]:
     """Check every model seat of ``players`` (seat -> player) in parallel; the problems found.
 
     A seat on a server of its own (``@URL``) that passes is then asked one real decision per
     candidate mode (:mod:`arena.players.llm.modes`), once per endpoint and model: every seat of the
     group plays in the mode found. ``probes`` receives each :class:`~arena.players.llm.modes.Probe`
-    (for the caller's one line per endpoint).
+    (for the caller's one line per endpoint). ``pooled``: the loop's pooled HTTP clients serve games
+    already running (``arena serve``), so the probes leave them open.
     """
     groups: dict[tuple[str, ...], list[str]] = {}
     subjects: dict[tuple[str, ...], Any] = {}
@@ -232,7 +233,7 @@ async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None)
                 modes.setdefault((*ident, forced or ""), []).append(seat)
     for group, seats in modes.items():  # one at a time: a server on a CPU answers one call at a time anyway
         subject = players[seats[0]]
-        found = await _choose(subject)
+        found = await _choose(subject, close=not pooled)
         if probes is not None:
             probes.append(found)
         spec = getattr(subject, "spec", subject.profile.name)
@@ -247,14 +248,15 @@ async def preflight(players: Mapping[str, Any], probes: list[Any] | None = None)
     return problems
 
 
-async def _choose(player: Any) -> Any:
+async def _choose(player: Any, close: bool) -> Any:
     from .modes import choose_mode
     from .player import close_clients
 
     try:
         return await choose_mode(player)
     finally:
-        await close_clients()
+        if close:
+            await close_clients()
 
 
 def run_preflight(players: Mapping[str, Any], probes: list[Any] | None = None) -> list[Problem]:
