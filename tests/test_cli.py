@@ -101,6 +101,20 @@ def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> No
     assert re.search(r"mean per game: \d+\.\d decisions, \d+\.\d events", out)
 
 
+def test_bench_and_balance_play_leveled_bots(capsys: pytest.CaptureFixture[str]) -> None:
+    """The known-truth bots (docs/bots.md) in the balance table: perfect mafia against a town that
+    never reads anyone wins nearly every game; the same table at full strength does not."""
+    assert main(["bench", "classic", "--games", "5", "--seats", "bot?level=0.5"]) == 0
+    assert "bot?level=0.5 seats" in capsys.readouterr().out
+    rates = {}
+    for spec in ("bot?mafia=1&town=0", "bot"):
+        assert main(["balance", "classic", "--games", "40", "--players", "7", "--workers", "1", "--seats", spec]) == 0
+        out = capsys.readouterr().out
+        row = next(line.split() for line in out.splitlines() if line.split()[:1] == ["7"])
+        rates[spec] = int(row[1]) / 40
+    assert rates["bot?mafia=1&town=0"] < 0.2 < rates["bot"]
+
+
 def test_a_changed_transcript_fails_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "classic", "--seed", "8", "--quiet", "--transcripts", str(tmp_path), *random_seats(9)]) == 0
     path = next(tmp_path.glob("*.jsonl"))
@@ -175,6 +189,9 @@ BAD_INPUTS = {
         "unknown variant 'nosuch'",
     ),
     "bench bad games": (lambda t: ["bench", "classic", "--games", "0"], "--games must be at least 1"),
+    "bench a model": (lambda t: ["bench", "classic", "--seats", "openai:m"], "use bot, random or a leveled bot"),
+    "bench a bad level": (lambda t: ["bench", "classic", "--seats", "bot?level=2"], "a level is between 0 and 1"),
+    "balance a leveled random": (lambda t: ["balance", "classic", "--seats", "random?level=1"], "only bot takes levels"),
 }
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from arena.cli.base import USAGE_ERROR, CliError, Parser, variant_class
+from arena.cli.base import USAGE_ERROR, CliError, Parser, builtin_seat, variant_class
 from arena.cli.calls import check_model_seats, model_calls_option
 from arena.cli.usage_table import print_usage
 from arena.engine import Game, RulesError
@@ -498,7 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="play many games in one process and print games per second")
     p.add_argument("variant", help="variant id")
     p.add_argument("--games", type=int, default=200, help="number of games (default 200)")
-    p.add_argument("--seats", choices=("random", "bot"), default="random", help="who plays every seat (default random)")
+    p.add_argument("--seats", type=builtin_seat, default="random", metavar="SPEC",
+                   help="who plays every seat: random (default), bot or a leveled bot (bot?level=0.5)")  # fmt: skip
     p.add_argument("--players", type=int, help="number of seats (default: the variant's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")

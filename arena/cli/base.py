@@ -34,3 +34,19 @@ def variant_class(name: str) -> type[Game]:
         return get_variant(name)
     except KeyError as exc:
         raise CliError(exc.args[0]) from None
+
+
+def builtin_seat(spec: str) -> str:
+    """An argparse type: a built-in seat spec (``bot``, ``random``, ``bot?level=0.4``, ``bot?mafia=1&town=0``)."""
+    from arena.players.registry import SpecError, bot_levels, builtin_kind, is_builtin
+
+    if not is_builtin(spec):
+        raise argparse.ArgumentTypeError(f"{spec!r}: use bot, random or a leveled bot like bot?level=0.5 (no model plays here)")
+    if builtin_kind(spec) == "bot":
+        try:
+            bot_levels(spec)
+        except SpecError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    elif "?" in spec:
+        raise argparse.ArgumentTypeError(f"{spec!r}: only bot takes levels")
+    return spec.strip()

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli.base import CliError, variant_class
+from arena.cli.base import CliError, builtin_seat, variant_class
 
 
 def _cli_error(message: str) -> Exception:
@@ -176,7 +176,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("variant", help="variant id (a team variant)")
     p.add_argument("--players", metavar="SIZES", help="sizes: 9, 7-14 or 7,9,11 (default: the variant's default)")
     p.add_argument("--games", type=int, default=1000, help="games per size (default 1000)")
-    p.add_argument("--seats", choices=("bot", "random"), default="bot", help="who plays every seat (default bot)")
+    p.add_argument("--seats", type=builtin_seat, default="bot", metavar="SPEC",
+                   help="who plays every seat: bot (default), random or a leveled bot (bot?level=0.5)")  # fmt: skip
     p.add_argument("--workers", type=int, help="processes, or Ray tasks at once with --ray (default: one per core)")
     p.add_argument("--seed", type=int, default=0, help="seed of each size's first game (default 0)")
     p.add_argument("--config", help="TOML config for the options (default: configs/VARIANT.toml)")
