@@ -573,6 +573,21 @@ def test_serve_warns_off_loopback_and_refuses_a_bad_port(tmp_path: Path) -> None
         proc.wait(timeout=30)
 
 
+def test_a_port_in_use_is_one_line_and_leaves_no_folder(tmp_path: Path) -> None:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        data = tmp_path / "new" / "data"
+        out = subprocess.run(
+            [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(data)],
+            capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+    assert out.returncode == 2 and out.stderr.startswith(f"arena: error: cannot listen on 127.0.0.1:{port}: ")
+    assert len(out.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
 # ---- a restart ------------------------------------------------------------------------------------------
 async def test_a_restarted_server_resumes_its_unfinished_tables_behind_the_same_links(tmp_path: Path) -> None:
     async with served(tmp_path) as client:

@@ -422,6 +422,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.keep <= 0:
         raise CliError("--keep must be more than 0 seconds")
     data = Path(args.data)
+    made = [d for d in (*reversed(data.parents), data, data / "tables", data / "transcripts") if not d.exists()]
     try:
         (data / "tables").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -435,6 +436,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         serve(args.host, args.port, data, live_views=args.live_views, keep=args.keep)
     except OSError as exc:
+        for folder in reversed(made):  # a server that never listened leaves no empty data folder behind
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0
 
