@@ -150,6 +150,18 @@ def test_a_run_until_decided_stops_reports_and_resumes(tmp_path, capsys, monkeyp
     assert "0 games played" in capsys.readouterr().out
 
 
+def test_each_game_line_counts_within_its_round(tmp_path, capsys, monkeypatch) -> None:
+    """No run knows how many rounds it needs: a game's line counts the games through its round,
+    not the budget (``[3/4, round 2, at most 200]``)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "race.toml").write_text(RACE.format(budget=200))
+    assert main(["tournament", "race.toml"]) == 0
+    counts = [line[1 : line.index("]")] for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    rounds = len(counts) // 2
+    assert rounds >= 2 and counts[:3] == ["1/2, round 1, at most 200", "2/2, round 1, at most 200", "3/4, round 2, at most 200"]
+    assert counts[-1] == f"{2 * rounds}/{2 * rounds}, round {rounds}, at most 200"
+
+
 def test_the_command_line_turns_it_on_and_checks_the_budget(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fixed.toml").write_text(RACE.replace("until_decided = true\nmax_games = {budget}\n", "games = 2\n"))

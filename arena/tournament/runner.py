@@ -404,8 +404,12 @@ class Runner:
         report.not_started = len(queue) + self.held
         return self.finish(report, started)
 
-    async def drain(self, queue: deque[GameSpec], report: RunReport, total: int) -> None:
-        """Play the queued games, ``concurrency`` at a time, until the queue is empty or the cap is reached."""
+    async def drain(self, queue: deque[GameSpec], report: RunReport, total: int, stage: str = "") -> None:
+        """Play the queued games, ``concurrency`` at a time, until the queue is empty or the cap is reached.
+
+        Each game's line counts ``[done/total]`` (``stage`` after it: an until_decided run's round,
+        whose total is the games through that round, since nobody knows how many rounds will follow).
+        """
         config = self.config
 
         async def worker() -> None:
@@ -423,7 +427,8 @@ class Runner:
                 else:
                     report.failed.append((spec.key, text))
                 done = report.skipped + report.played + len(report.failed)
-                self.echo(f"[{done}/{total}] {spec.key}: " + (text if ok else f"FAILED: {text}"))
+                where = f"[{done}/{total}{', ' + stage if stage else ''}]"
+                self.echo(f"{where} {spec.key}: " + (text if ok else f"FAILED: {text}"))
                 self.progress(done, total, self.spent + self.live_cost())
 
         workers = min(config.concurrency, len(queue)) or 1
@@ -476,7 +481,7 @@ class Runner:
                     started, begun = time.perf_counter(), True
                 queue = deque(todo)
                 failed = len(report.failed)
-                await self.drain(queue, report, budget)
+                await self.drain(queue, report, finished + len(todo), f"round {r}, at most {budget}")
                 if queue or self.held or self.cap_reached or len(report.failed) > failed:
                     report.not_started = len(queue) + self.held
                     break
