@@ -593,6 +593,7 @@ def test_a_wall_clock_game_resumes_after_its_last_recorded_beat(tmp_path):
         for _ in range(drawn):
             fresh.think_time(seat)
         assert resumption.clock.think_time(seat) == fresh.think_time(seat), seat
+    resumption.writer.close()  # its writer holds the transcript's lock until closed
     asyncio.run(prepare_resume(writer.path).run())
     after = read_transcript(writer.path)
     assert after.complete and after.events[: len(cut.events)] == cut.events
@@ -625,3 +626,25 @@ def test_a_tournament_game_cut_off_resumes_from_the_command_line_as_it_was_playe
         assert main(["resume", str(cut), "--quiet"]) == 0
         assert read_transcript(cut).events == whole.events, name
     capsys.readouterr()
+
+
+def test_a_transcript_whose_writer_is_open_is_not_resumed(tmp_path, capsys):
+    """A game still being written (its writer open: a live table, another resume) is refused in one
+    line, and its file is not repaired under the writer; once the writer is gone it resumes."""
+    from arena.cli import main
+
+    cls = VARIANTS["classic"]
+    seats = seats_of(cls)
+    game = cls(seats, {}, 4)
+    writer = TranscriptWriter(tmp_path / "live.jsonl", game, dict.fromkeys(seats, "bot"))
+    with pytest.raises(Crash):
+        asyncio.run(run(game, {s: make_player("bot", s, 4) for s in seats}, [writer, crash_after(40)]))
+    writer._file.write('{"type": "event", "ev')  # type: ignore[union-attr]  # a line being written
+    writer._file.flush()  # type: ignore[union-attr]
+    before = writer.path.read_bytes()
+    assert main(["resume", str(writer.path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "another process is playing this game" in err[0] and writer.path.read_bytes() == before
+    writer._file.close()  # type: ignore[union-attr]  # the writer's process died
+    assert main(["resume", str(writer.path), "--quiet"]) == 0
+    assert read_transcript(writer.path).complete

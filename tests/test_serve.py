@@ -573,6 +573,34 @@ def test_serve_warns_off_loopback_and_refuses_a_bad_port(tmp_path: Path) -> None
         proc.wait(timeout=30)
 
 
+def test_arena_resume_of_a_table_being_played_is_refused(tmp_path: Path) -> None:
+    """The server's table holds its transcript's lock while the game is played: ``arena resume`` of
+    it is one line and exit 2, and the file is not touched (two writers would interleave lines)."""
+    port = free_port()
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        proc.stdout.readline()
+        status, made = http(
+            "POST", f"http://127.0.0.1:{port}/api/tables", {"variant": "classic", "players": 6, "seats": {"Ann": "person"}}
+        )
+        assert status == 201
+        path = tmp_path / "transcripts" / f"{made['table']}.jsonl"
+        before = path.read_bytes()
+        out = subprocess.run(
+            [sys.executable, "-m", "arena", "resume", str(path)], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
+        # nothing cut or appended by the refused resume (the table's own game may have gone on)
+        assert "another process is playing this game" in out.stderr and path.read_bytes().startswith(before)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
 def test_a_port_in_use_is_one_line_and_leaves_no_folder(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     with socket.socket() as taken:

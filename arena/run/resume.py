@@ -53,7 +53,7 @@ from arena.engine import Game, View
 from arena.players.base import Player, SyncPlayer
 from arena.run.orchestrator import Observer, Ruling, play, run
 from arena.run.replay import MISFIT, OUT_OF_ANSWERS, ReplayError, compare, game_from_header, rebuild
-from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, read_transcript
+from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, check_idle, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 
 __all__ = ["ResumeError", "Resumption", "prepare_resume", "repair", "resume_game", "resume_sync", "run_and_close"]
@@ -251,6 +251,10 @@ def prepare_resume(
     """
     path = Path(path)
     started = time.perf_counter()
+    try:
+        check_idle(path)  # a game being played is not repaired under its writer
+    except TranscriptError as exc:
+        raise ResumeError(str(exc)) from None
     repaired = repair(path)
     try:
         transcript = read_transcript(path, repaired.keep)

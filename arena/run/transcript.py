@@ -23,6 +23,8 @@ game; the reader accepts it (and a last line cut short by the crash).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import json
 from collections import Counter
@@ -37,12 +39,46 @@ from pydantic import BaseModel
 import arena
 from arena.engine import ActionBase, Game, dump_action
 
+try:
+    import fcntl
+except ImportError:  # no flock on this platform: transcripts are not locked
+    fcntl = None  # type: ignore[assignment]
+
 FORMAT = 1
 HEADER_KEYS = ("variant", "options", "seed", "seats", "players")
 
 
 class TranscriptError(ValueError):
     """A file that is not a readable transcript (one line: where and why)."""
+
+
+class TranscriptBusy(TranscriptError):
+    """Another writer holds the transcript: its game is being played (a table of ``arena serve``,
+    another ``arena resume``); a second writer would interleave two games' lines."""
+
+
+def _lock(file: IO[Any], path: Path) -> None:
+    """Hold the transcript's writer lock while ``file`` is open: an advisory ``flock``, which the
+    kernel drops when the file is closed or its process ends (``kill -9`` included), so a crashed
+    game never stays locked. Raises :class:`TranscriptBusy` (``file`` closed) when it is held."""
+    if fcntl is None:
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return  # a file system that cannot lock (some network mounts): go on unlocked
+        file.close()
+        raise TranscriptBusy(
+            f"{path}: another process is playing this game and writing it (a live table of arena serve, "
+            "or another arena resume); stop it first"
+        ) from None
+
+
+def check_idle(path: Path) -> None:
+    """Raise :class:`TranscriptBusy` if a live writer holds ``path`` (nothing is changed)."""
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError), path.open("rb") as file:
+        _lock(file, path)
 
 
 def _jsonable(value: Any) -> Any:
@@ -139,6 +175,7 @@ class TranscriptWriter:
         self.started = started or utc_now()
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] | None = path.open("x", encoding="utf-8")
+        _lock(self._file, path)
         self._written = 0
         self.finished = False
         self.players: Mapping[str, object] = {}  # seat -> player, for usage totals (see track_usage)
@@ -178,6 +215,7 @@ class TranscriptWriter:
         except ValueError:
             writer.started = utc_now()
         writer._file = path.open("a", encoding="utf-8")
+        _lock(writer._file, path)
         writer._written = len(transcript.events) if written is None else written
         writer.finished = False
         writer.players = {}
