@@ -503,13 +503,18 @@ def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
         return exc.code, json.loads(exc.read())
 
 
+ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}  # the command as a user runs it: no keys
+
+
+def start_serve(data: Path, port: int) -> subprocess.Popen[str]:
+    """``arena serve`` in a process of its own on ``port`` (the caller stops it)."""
+    command = [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(data)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+
+
 def test_the_command_serves_and_never_prints_a_token(tmp_path: Path) -> None:
     port = free_port()
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+    proc = start_serve(tmp_path, port)
     try:
         line = proc.stdout.readline()
         assert line == f"arena serve: http://127.0.0.1:{port}/ (Ctrl-C stops; unfinished games resume on the next start)\n"
@@ -532,12 +537,8 @@ def test_the_command_logs_its_tables_not_every_model_request(tmp_path: Path) -> 
     from tests.llm_server import FakeModelServer
 
     port = free_port()
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     with FakeModelServer(seed=3) as stand_in:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(tmp_path)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        )  # fmt: skip
+        proc = start_serve(tmp_path, port)
         try:
             proc.stdout.readline()
             body = {"variant": "classic", "players": 6, "seed": 1, "seats": {"Ann": f"openai:m@{stand_in.openai_url}"}}
@@ -555,15 +556,14 @@ def test_the_command_logs_its_tables_not_every_model_request(tmp_path: Path) -> 
 
 
 def test_serve_warns_off_loopback_and_refuses_a_bad_port(tmp_path: Path) -> None:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     bad = subprocess.run(
         [sys.executable, "-m", "arena", "serve", "--port", "70000", "--data", str(tmp_path)],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True, text=True, env=ENV, timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and bad.stderr == "arena: error: --port 70000: use 1-65535\n"
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--host", "0.0.0.0", "--port", str(free_port()), "--data", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
     )  # fmt: skip
     try:
         line = proc.stderr.readline()
@@ -577,11 +577,7 @@ def test_arena_resume_of_a_table_being_played_is_refused(tmp_path: Path) -> None
     """The server's table holds its transcript's lock while the game is played: ``arena resume`` of
     it is one line and exit 2, and the file is not touched (two writers would interleave lines)."""
     port = free_port()
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+    proc = start_serve(tmp_path, port)
     try:
         proc.stdout.readline()
         status, made = http(
@@ -591,7 +587,7 @@ def test_arena_resume_of_a_table_being_played_is_refused(tmp_path: Path) -> None
         path = tmp_path / "transcripts" / f"{made['table']}.jsonl"
         before = path.read_bytes()
         out = subprocess.run(
-            [sys.executable, "-m", "arena", "resume", str(path)], capture_output=True, text=True, env=env, timeout=60
+            [sys.executable, "-m", "arena", "resume", str(path)], capture_output=True, text=True, env=ENV, timeout=60
         )
         assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
         # nothing cut or appended by the refused resume (the table's own game may have gone on)
@@ -602,7 +598,6 @@ def test_arena_resume_of_a_table_being_played_is_refused(tmp_path: Path) -> None
 
 
 def test_a_port_in_use_is_one_line_and_leaves_no_folder(tmp_path: Path) -> None:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -610,7 +605,7 @@ def test_a_port_in_use_is_one_line_and_leaves_no_folder(tmp_path: Path) -> None:
         data = tmp_path / "new" / "data"
         out = subprocess.run(
             [sys.executable, "-m", "arena", "serve", "--port", str(port), "--data", str(data)],
-            capture_output=True, text=True, env=env, timeout=60,
+            capture_output=True, text=True, env=ENV, timeout=60,
         )  # fmt: skip
     assert out.returncode == 2 and out.stderr.startswith(f"arena: error: cannot listen on 127.0.0.1:{port}: ")
     assert len(out.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
