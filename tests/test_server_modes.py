@@ -156,6 +156,45 @@ def test_a_format_lost_three_decisions_in_a_row_stops_the_game(tmp_path, capsys)
     assert "decisions in a row lost" in transcript(tmp_path).summary["aborted"]
 
 
+class SmallContextServer(FakeModelServer):
+    """Refuses a prompt over ``limit`` characters as llama-cpp-python's server does (its default
+    context is 2,048 tokens), with OpenAI's wording."""
+
+    limit = 12_000
+    FULL = (
+        "This model's maximum context length is 2048 tokens. However, you requested 3100 tokens (2076 in the "
+        "messages, 1024 in the completion). Please reduce the length of the messages or completion."
+    )
+
+    def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
+        if len(json.dumps(json.loads(raw).get("messages"))) > self.limit:
+            error = {
+                "message": self.FULL,
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+            return 400, {}, {"error": error}, 0.0
+        return super().handle(api, raw)
+
+
+def test_a_prompt_over_the_context_stops_the_game_and_it_resumes_with_room(tmp_path, capsys):
+    """The first prompt over the server's context stops the game at once, saying what to do (the
+    seat's history only grows: each later call would be refused too); with room, it resumes."""
+    with SmallContextServer(seed=2) as server:
+        assert play(tmp_path, f"openai:m@{server.openai_url}") == 1
+        err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
+        assert len(err) == 1 and "the prompt is over the model's context (400 This model's maximum context" in err[0]
+        assert "--n_ctx 8192" in err[0] and "then arena resume the transcript" in err[0]
+        cut = transcript(tmp_path)
+        assert "over the model's context" in cut.summary["aborted"]
+        assert not [e for e in cut.events if e["type"] == "forfeit" and "context" in json.dumps(e)]  # none lost to it
+        server.limit = 10**9  # restarted with a larger context
+        (path,) = (tmp_path / "tr").glob("*.jsonl")
+        assert main(["resume", str(path), "--quiet"]) == 0
+    assert transcript(tmp_path).complete
+
+
 def test_deterministic_errors_are_told_from_passing_ones():
     class Status(Exception):
         def __init__(self, status: int, message: str) -> None:

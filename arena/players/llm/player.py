@@ -42,6 +42,7 @@ from .schema import KindSchemas
 from .transport import (
     FORMAT_STREAK,
     CassetteMiss,
+    ContextFull,
     EndpointDown,
     FormatStop,
     ReplayMismatch,
@@ -294,7 +295,10 @@ class LLMPlayer:
             if miss is not None:
                 raise miss from None
             retryable, _ = transport_error(exc)
-            if refused(exc) and not context_full(exc):
+            if context_full(exc):
+                reason = f"{getattr(exc, 'status_code', '?')} {redact(error_body(exc))[:300]}"
+                raise ContextFull(endpoint_label(profile), reason, _error_text(exc), profile) from None
+            if refused(exc):
                 reason = f"{getattr(exc, 'status_code', '?')} {redact(error_body(exc))}"
                 raise RequestRefused(endpoint_label(profile), reason, _error_text(exc), profile, self.forced) from None
             why = "gave up after retries" if retryable else "not retryable"

@@ -338,6 +338,8 @@ def refused(exc: BaseException) -> bool:
 
 def context_full(exc: BaseException) -> bool:
     """A request over the model's context window (a 400 that a shorter history would fix)."""
+    if getattr(exc, "status_code", None) not in (400, 413, 422):
+        return False
     text = error_body(exc).lower()
     return "context" in text and any(w in text for w in ("exceed", "too long", "maximum", "window", "overflow"))
 

@@ -79,6 +79,25 @@ class RequestRefused(TransportStop):
         self.call_error = call_error
 
 
+class ContextFull(RequestRefused):
+    """The prompt is over the model's context window. The seat's history only grows, so every later
+    call would be refused too: the game stops at once (it resumes, with ``arena resume``, once the
+    model has room) rather than forfeiting the rest of the seat's decisions."""
+
+    def __init__(self, label: str, reason: str, call_error: str, profile: Profile) -> None:
+        if profile.base_url:
+            fix = (
+                "start the server with a larger context (llama-cpp-python: --n_ctx 8192; llama-server: -c 8192; "
+                f"Ollama: num_ctx) or ask for fewer answer tokens (?max_tokens=, now {profile.max_tokens}), "
+                "then arena resume the transcript"
+            )
+        else:
+            fix = "the game's history no longer fits this model: a model with a larger context, or a shorter game"
+        TransportStop.__init__(self, f"{label}: the prompt is over the model's context ({reason}); {fix}")
+        self.reason = reason
+        self.call_error = call_error
+
+
 class FormatStop(TransportStop):
     """A seat's answers were refused for the same format reason on ``FORMAT_STREAK`` decisions in a
     row: the mode does not work with this model or server, and the game would be forfeits."""
