@@ -31,6 +31,7 @@ from arena.engine.wording import (
     public_line,
     quoted,
     signed,
+    signed_number,
     speech_line,
     vote_result_line,
 )
@@ -102,7 +103,8 @@ def print_result(console: Console, game: Game, specs: Mapping[str, str], transcr
     for name in game.seats:
         role = game.role_of[name]
         if isinstance(scores, dict):
-            table.add_row(name, specs.get(name, "?"), str(scores.get(name, "")), role)
+            score = scores.get(name)
+            table.add_row(name, specs.get(name, "?"), signed_number(score) if isinstance(score, int) else "", role)
         else:
             table.add_row(name, specs.get(name, "?"), role, game.team_of[role], fate(game, name))
     console.print(table)

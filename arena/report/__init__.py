@@ -43,18 +43,20 @@ def report(path: Path, out: Path | None = None, viewer: str | None = None) -> st
     if viewer is not None and (path.is_dir() or _is_sqlite(path)):
         raise ReportError(f"{path}: --as makes one seat's page of one transcript, not of a folder or a tournament")
     if path.is_dir():
-        index, games, skipped = report_folder(path, out or path / "report")
+        target = out or path / "report"
+        _, games, skipped = report_folder(path, target)
         _warn(skipped)
-        line = f"{index} ({games} game{'s' if games != 1 else ''}"
+        line = f"{target / 'index.html'} ({games} game{'s' if games != 1 else ''}"  # the path as the user gave it
         return line + (f"; {len(skipped)} unreadable file(s) listed on the index)" if skipped else ")")
     if not path.exists():
         raise ReportError(f"{path}: no such file or folder")
     if _is_sqlite(path):
         from arena.report.tournament import report_database
 
-        index, games, missing = report_database(path, out or path.with_name(f"{path.stem}-report"))
+        target = out or path.with_name(f"{path.stem}-report")
+        _, games, missing = report_database(path, target)
         _warn(missing)
-        line = f"{index} ({games} game{'s' if games != 1 else ''}"
+        line = f"{target / 'index.html'} ({games} game{'s' if games != 1 else ''}"
         return line + (f"; {len(missing)} without a page, listed on the index)" if missing else ")")
     try:
         transcript = read_transcript(path)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import Event
-from arena.engine.wording import fate_text
+from arena.engine.wording import fate_text, signed_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +99,7 @@ def _why_won(winner: str, alive_roles: Mapping[str, str] | None, team_of: Mappin
 
 def _match(winner: str | None, scores: Mapping[str, Any]) -> str:
     ranked = sorted(((name, s) for name, s in scores.items() if isinstance(s, int)), key=lambda kv: -kv[1])
-    table = ", ".join(f"{name} {score}" for name, score in ranked)
+    table = ", ".join(f"{name} {signed_number(score)}" for name, score in ranked)  # as the hand lines write scores
     if winner in (None, "draw"):
         return "the match is drawn" + (f": a shared highest total ({table})" if table else "")
     return f"{winner} wins the match" + (f" on points ({table})" if table else "")
