@@ -113,6 +113,11 @@ def _error_text(exc: BaseException) -> str:
     return f"{text}: {message[:200]}" if message else text
 
 
+def _server_reason(exc: BaseException) -> str:
+    """A refusal as the server worded it, whole: ``400 This model's maximum context length is …``."""
+    return f"{getattr(exc, 'status_code', '?')} {redact(error_body(exc))}"
+
+
 def _fault(exc: BaseException) -> str:
     """A try's fault in a word: the HTTP status, else the exception's class."""
     status = getattr(exc, "status_code", None)
@@ -296,10 +301,9 @@ class LLMPlayer:
                 raise miss from None
             retryable, _ = transport_error(exc)
             if context_full(exc):
-                reason = f"{getattr(exc, 'status_code', '?')} {redact(error_body(exc))[:300]}"
-                raise ContextFull(endpoint_label(profile), reason, _error_text(exc), profile) from None
+                raise ContextFull(endpoint_label(profile), _server_reason(exc)[:300], _error_text(exc), profile) from None
             if refused(exc):
-                reason = f"{getattr(exc, 'status_code', '?')} {redact(error_body(exc))}"
+                reason = _server_reason(exc)
                 raise RequestRefused(endpoint_label(profile), reason, _error_text(exc), profile, self.forced) from None
             why = "gave up after retries" if retryable else "not retryable"
             faults.append(_fault(exc))
