@@ -234,3 +234,48 @@ def test_the_end_table_shows_a_short_label_and_the_spec_once_below():
     rows = [line for line in text.splitlines() if "openai:smollm2 │" in line]
     assert [r.split("│")[1].strip() for r in rows] == ["Ann", "Bob", "Cid"]  # one line per seat, not six
     assert text.count(long) == 1
+
+
+def test_a_tournament_says_the_mode_picked_and_records_it_in_each_transcript(tmp_path, capsys):
+    """`arena tournament` prints the check's pick and time once per server, as `arena play` does, and
+    every game's transcript header records its model seats' mode (a resumed game plays in it)."""
+    with LlamaLikeServer(seed=2) as server:
+        config = tmp_path / "t.toml"
+        config.write_text(
+            f'seed = 2\ngames = 2\nconcurrency = 1\ndatabase = "{tmp_path / "t.sqlite"}"\n'
+            f'transcripts = "{tmp_path / "tr"}"\n[models]\nbot = "bot"\n'
+            f'oa = {{ spec = "openai:m@{server.openai_url}", attempts = 1 }}\n'
+            '[[variants]]\nname = "classic"\nplayers = 6\noptions = { discussion_rounds = 1, max_days = 2 }\n'
+        )
+        assert main(["tournament", str(config)]) == 0
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if x.startswith(server.openai_url + ":")]
+    assert len(lines) == 1 and "using json_object with a schema (checked in" in lines[0], out
+    paths = sorted((tmp_path / "tr").glob("*.jsonl"))
+    assert len(paths) == 2
+    for path in paths:
+        header = read_transcript(path).header
+        oa = [seat for seat, name in header["tournament"]["entrants"].items() if name == "oa"]
+        assert header["structured"] == dict.fromkeys(oa, "json_object")
+
+
+def test_a_calls_seconds_leave_out_the_arenas_own_queue(tmp_path, capsys):
+    """One call at a time per server (a server seat's default): seats asked together queue in the
+    arena. A call's latency starts when it gets its slot, so the seats' seconds add up to no more than
+    the game's time, and the wait is recorded and shown apart."""
+    import time
+
+    from tests.llm_server import SlowServer
+
+    with SlowServer(0.1, seed=3) as server:
+        began = time.perf_counter()
+        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools") == 0
+        wall = time.perf_counter() - began
+    out = capsys.readouterr().out
+    calls = [c["call"] for c in transcript(tmp_path).calls if c["call"].get("outcome") == "ok"]
+    assert len(calls) > 10
+    busy = sum(c["latency"] for c in calls)
+    # the calls never overlap (one slot): their own seconds fit inside the command's wall time
+    assert busy <= wall, (busy, wall)
+    assert any(c.get("queued", 0) > 0 for c in calls)  # simultaneous votes waited for the slot
+    assert "waiting for a free call slot (not in the seats' seconds)" in out

@@ -103,7 +103,8 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
     seat is a model.
 
     A local model's seconds are its own work for the seat (waiting for the shared model is not
-    counted) and its tok/s is generation speed; an API seat's are the calls' wall time.
+    counted) and its tok/s is generation speed; an API seat's are the calls' wall time from the
+    moment the endpoint had a free call slot (the wait for one is shown apart).
     """
     rows = []
     new_tokens, new_seconds = 0, 0.0  # prompt tokens a local model evaluated (not reused)
@@ -155,6 +156,9 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
         unpriced = "no cost column: no model seat has prices (price_input and price_output of a profile in configs/models.toml)"
         console.print(Text(unpriced), highlight=False)
     text = f"game time {elapsed:.0f} s"
+    waited = sum(getattr(u, "queued", 0.0) for _, _, u, _, _ in rows)
+    if waited >= 0.05:  # one call at a time per server: seats queue in the arena, not at the model
+        text += f"; {waited:.1f} s waiting for a free call slot (not in the seats' seconds)"
     if new_seconds:
         text += f"; local model: {new_tokens:,} new prompt tokens evaluated at {new_tokens / new_seconds:.0f} tok/s"
     console.print(Text(text), highlight=False)

@@ -212,16 +212,47 @@ def endpoints_of(checked: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return out
 
 
-async def check_endpoints(checked: dict[str, Any]) -> None:
-    """Every model's endpoint, key and model, in parallel (raises :class:`EndpointCheckError`)."""
+async def check_endpoints(checked: dict[str, Any], echo: Callable[[str], None] | None = None) -> None:
+    """Every model's endpoint, key and model, in parallel (raises :class:`EndpointCheckError`).
+
+    ``echo`` gets one line per server of your own, as ``arena play`` prints it: the structured mode
+    the check picked and the seconds it took (the games' seats then play in that mode).
+    """
     models = {name: p for name, p in checked.items() if getattr(getattr(p, "profile", None), "provider", "local") != "local"}
     if not models:
         return
     from arena.players.llm.preflight import preflight
 
-    problems = await preflight(models)
+    probes: list[Any] = []
+    problems = await preflight(models, probes)
     if problems:
         raise EndpointCheckError("; ".join(p.line("model") for p in problems) + " (no game was started)")
+    for probe in probes:
+        (echo or (lambda line: None))(f"{probe.line()} (checked in {probe.seconds:.1f} s)")
+
+
+def seat_modes_of(spec: GameSpec, game: Game, overrides: Mapping[str, Any]) -> dict[str, str]:
+    """Each model seat's structured mode in this game (seat -> mode), for its transcript's header.
+
+    The same record ``arena play`` writes: a resumed game's seats play in the recorded modes. Read
+    from the seats' profiles and the check's picks (in a Ray worker, the picks the driver handed it),
+    before the seats themselves are made (they need the transcript's recorder).
+    """
+    from arena.players.registry import is_builtin
+
+    models = spec.assignment(game)
+    specs = {seat: models[seat] for seat in game.seats if not is_builtin(models[seat].spec)}
+    if not specs:
+        return {}
+    from arena.players.llm import load_profiles, resolve_spec
+    from arena.players.llm.modes import picked
+
+    tables = load_profiles()
+    out = {}
+    for seat, model in specs.items():
+        profile = resolve_spec(model.spec, tables, {**model.settings, **overrides})
+        out[seat] = picked(profile) or profile.mode
+    return out
 
 
 def transcript_path(directory: Path, key: str) -> Path:
@@ -674,7 +705,11 @@ class GameSession:
                     path,
                     game,
                     seat_specs,
-                    extra={"tournament": tournament_header(spec, game, models), "player_seed": spec.player_seed},
+                    extra={
+                        "tournament": tournament_header(spec, game, models),
+                        "player_seed": spec.player_seed,
+                        **({"structured": modes} if (modes := seat_modes_of(spec, game, self.overrides)) else {}),
+                    },
                 )
             except OSError as exc:
                 return GameOutcome(None, f"cannot write its transcript: {exc.strerror or exc}")
@@ -761,7 +796,7 @@ async def run_tournament(
         replaying = calls is not None and calls.mode == "replay"
         checked = check_models(config, replay_overrides(calls))
         if not replaying:  # a replay never touches the network
-            await check_endpoints(checked)
+            await check_endpoints(checked, echo)
         try:
             config.transcripts.mkdir(parents=True, exist_ok=True)
             if calls is not None and calls.mode == "record":

@@ -103,14 +103,19 @@ class BeliefQuestion:
         }  # fmt: skip
         retries: list[dict[str, Any]] = []
         record["retries"] = retries
+        timing: dict[str, float] = {}
         started = time.perf_counter()
         try:
-            response = await player._send(self.kwargs, retries)
+            response = await player._send(self.kwargs, retries, timing)
         except TransportGaveUp as exc:
-            record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=str(exc))
+            took = time.perf_counter() - started - timing.get("queued", 0.0)
+            record.update(latency=round(took, 3), outcome="transport_failed", error=str(exc))
             player._emit(record)
             return None
-        latency = time.perf_counter() - started
+        latency = time.perf_counter() - started - timing.get("queued", 0.0)  # the arena's queue left out
+        if timing.get("queued"):
+            record["queued"] = round(timing["queued"], 3)
+            player.usage.queued += timing["queued"]
         reply = player.backend.extract(response)
         cost = round(player.profile.cost(reply.usage), 8)  # as recorded, so a resumed seat's totals match
         player.usage.add(reply.usage, cost)

@@ -259,8 +259,12 @@ class LLMPlayer:
             limits[self.profile.endpoint] = asyncio.Semaphore(self.profile.concurrency)
         return limits[self.profile.endpoint]
 
-    async def _send(self, kwargs: dict[str, Any], retries: list[dict[str, Any]]) -> Any:
+    async def _send(self, kwargs: dict[str, Any], retries: list[dict[str, Any]], timing: dict[str, float] | None = None) -> Any:
         """One model call under the retry policy and the endpoint's breaker.
+
+        ``timing["queued"]`` gains the seconds spent waiting for a free call slot of the endpoint
+        (other seats' calls ahead in the arena's own queue): not the model's time, so a call's
+        latency leaves it out and the transcript records it apart.
 
         Raises :class:`TransportGaveUp` (the decision is forfeited), :class:`EndpointDown` (this
         call tripped the breaker, or the endpoint is down already: the game stops) or
@@ -291,7 +295,10 @@ class LLMPlayer:
         try:
             async for attempt in retrying:
                 with attempt:
+                    asked = time.perf_counter()
                     async with self._limit():
+                        if timing is not None:
+                            timing["queued"] = timing.get("queued", 0.0) + time.perf_counter() - asked
                         response = await self.backend.send(self._client(), kwargs)
         except Exception as exc:
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
@@ -410,6 +417,7 @@ class LLMPlayer:
                 self.usage.add(call.get("usage") or {}, float(call.get("cost") or 0.0))
                 self.usage.malformed += call.get("outcome") == "malformed"
             self.usage.latency += float(call.get("latency") or 0.0)
+            self.usage.queued += float(call.get("queued") or 0.0)
             self.usage.transport_retries += len(call.get("retries") or ())
 
     def remember(self, request_id: int, attempt: int, call: Mapping[str, Any]) -> None:
@@ -428,11 +436,22 @@ class LLMPlayer:
             return answer
         retries: list[dict[str, Any]] = []
         record["retries"] = retries
+        timing: dict[str, float] = {}
         started = time.perf_counter()
+
+        def took() -> float:  # the call's own seconds, the arena's queue left out
+            return time.perf_counter() - started - timing.get("queued", 0.0)
+
+        def queued() -> None:
+            if timing.get("queued"):
+                record["queued"] = round(timing["queued"], 3)
+                self.usage.queued += timing["queued"]
+
         try:
-            response = await self._send(kwargs, retries)
+            response = await self._send(kwargs, retries, timing)
         except TransportGaveUp as exc:
-            record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=str(exc))
+            record.update(latency=round(took(), 3), outcome="transport_failed", error=str(exc))
+            queued()
             self.usage.latency += record["latency"]
             self.usage.transport_failures += 1
             log.error("%s: no answer for request %d: %s", self.name, request.id, exc)
@@ -440,7 +459,8 @@ class LLMPlayer:
             return GiveUp(exc.why)
         except (EndpointDown, RequestRefused) as exc:
             if exc.call_error is not None:  # this call failed and tripped the breaker: it is on the record
-                record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=exc.call_error)
+                record.update(latency=round(took(), 3), outcome="transport_failed", error=exc.call_error)
+                queued()
                 self.usage.latency += record["latency"]
                 self.usage.transport_failures += 1
                 self._emit(record)
@@ -453,7 +473,8 @@ class LLMPlayer:
                 f"({_decision_words(request)}, try {record['try']}) in {exc.cassette} ({exc.reason}): "
                 "the game has left the recording (same command, seed and prompts?)"
             ) from None
-        latency = time.perf_counter() - started
+        latency = took()
+        queued()
         reply = self.backend.extract(response)
         answer = self._interpret(request, schemas, reply, parse)
         conv.answer(reply.raw, self._call(reply, request.id, record["try"]))

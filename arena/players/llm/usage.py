@@ -56,7 +56,8 @@ class Usage:
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float = 0.0
-    latency: float = 0.0  # seconds spent waiting for answers, retries included
+    latency: float = 0.0  # seconds the calls took, retries included (not the wait for a free call slot)
+    queued: float = 0.0  # seconds waiting for a free call slot of the endpoint (the arena's own queue)
     transport_retries: int = 0
     transport_failures: int = 0  # calls given up after the retry bound (forfeits)
     malformed: int = 0  # answers that did not parse against the schema
@@ -75,5 +76,6 @@ class Usage:
         out = asdict(self)
         out["cost"] = round(self.cost, 6)
         out["latency"] = round(self.latency, 3)
+        out["queued"] = round(self.queued, 3)
         out["cache_hit_rate"] = round(self.cache_hit_rate, 4)
         return out
