@@ -19,16 +19,23 @@ def _get(obj: Any, name: str) -> int:
 
 
 def openai_usage(usage: Any) -> dict[str, int]:
-    """From a chat completion's ``usage`` (``CompletionUsage``)."""
+    """From a chat completion's ``usage`` (``CompletionUsage``).
+
+    A server that does not report its cache (llama-cpp-python's has no ``prompt_tokens_details``,
+    though its log shows prefix hits) gets ``cache_unreported``: its share is unknown, not zero.
+    """
     prompt = getattr(usage, "prompt_tokens_details", None)
     completion = getattr(usage, "completion_tokens_details", None)
-    return {
+    out = {
         "input_tokens": _get(usage, "prompt_tokens"),
         "cached_tokens": _get(prompt, "cached_tokens"),
         "cache_write_tokens": 0,  # OpenAI writes its cache for free
         "output_tokens": _get(usage, "completion_tokens"),
         "reasoning_tokens": _get(completion, "reasoning_tokens"),
     }
+    if getattr(prompt, "cached_tokens", None) is None:
+        out["cache_unreported"] = 1
+    return out
 
 
 def anthropic_usage(usage: Any) -> dict[str, int]:
@@ -61,15 +68,25 @@ class Usage:
     transport_retries: int = 0
     transport_failures: int = 0  # calls given up after the retry bound (forfeits)
     malformed: int = 0  # answers that did not parse against the schema
+    cache_unreported: int = 0  # calls whose server said nothing of its cache (not: cached nothing)
 
     def add(self, tokens: dict[str, int], cost: float) -> None:
         self.calls += 1
         for name in FIELDS:
             setattr(self, name, getattr(self, name) + tokens.get(name, 0))
+        self.cache_unreported += int(bool(tokens.get("cache_unreported")))
         self.cost += cost
 
     @property
-    def cache_hit_rate(self) -> float:
+    def cache_known(self) -> bool:
+        """Whether the share of prompt tokens read from a cache is known: some call reported it."""
+        return self.cache_unreported < self.calls or not self.calls
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """Cached / prompt tokens; None when no call's server reported its cache."""
+        if not self.cache_known:
+            return None
         return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -77,5 +94,6 @@ class Usage:
         out["cost"] = round(self.cost, 6)
         out["latency"] = round(self.latency, 3)
         out["queued"] = round(self.queued, 3)
-        out["cache_hit_rate"] = round(self.cache_hit_rate, 4)
+        rate = self.cache_hit_rate
+        out["cache_hit_rate"] = None if rate is None else round(rate, 4)
         return out
