@@ -204,8 +204,8 @@ class Report:
 
 
 def _fmt(cell: Cell | None, metric: str) -> str:
-    if cell is None:
-        return "–"
+    if cell is None:  # a model seat without prices has no cost cell: its dollars are unknown, not 0
+        return "unknown" if metric == "cost" else "–"
     digits = 4 if metric == "cost" else 2
     return cell.text(digits)
 

@@ -69,6 +69,7 @@ class Usage:
     transport_failures: int = 0  # calls given up after the retry bound (forfeits)
     malformed: int = 0  # answers that did not parse against the schema
     cache_unreported: int = 0  # calls whose server said nothing of its cache (not: cached nothing)
+    priced: bool = True  # the profile has prices (or runs here, free): False makes a $0 cost "unknown"
 
     def add(self, tokens: dict[str, int], cost: float) -> None:
         self.calls += 1
