@@ -88,6 +88,9 @@ class DayNightStrategy(Strategy):
     self_guard_nights: ClassVar[int] = 2
     #: how much a mafia bot shies away from shooting a player its partners publicly pushed
     exposure_weight: ClassVar[float] = 1.0
+    #: an accusation starts a trial at once (classic): a bot with nothing to say for it waits until
+    #: every living seat has had a discussion turn today (see :meth:`holds_fire`)
+    hear_everyone: ClassVar[bool] = False
 
     HANDLERS: ClassVar[dict[str, str]] = {
         "discussion": "discuss",
@@ -373,6 +376,29 @@ class DayNightStrategy(Strategy):
             return 0.0
         return 1.0 - clock.left / clock.total
 
+    def first_round(self, req: DecisionRequest) -> bool:
+        """Has some living seat not yet had a discussion turn today? (The turns go round the
+        table from the day's opener and a day ends at its one death, so after as many turns as
+        there are living players everyone has spoken once; this turn is the speaker's own.)"""
+        clock = req.clock
+        if clock is None or clock.unit != "discussion turn" or clock.total <= 0:
+            return False
+        return clock.total - clock.left < len(self.mem.alive) - 1
+
+    def holds_fire(self, req: DecisionRequest, target: str | None) -> bool:
+        """Hook: in a variant where an accusation starts a trial at once, a bot without
+        information does not open one before every living seat has had its turn (issue 30.9:
+        a person gets to speak on day 1). Information is a claim on the table (a check result
+        or a card to answer), my own claim in this speech, or a reason to state about the
+        target (a vote, an accusation, a night's kill behind it). Mafia bots hold as town bots
+        do: an early accusation would otherwise mark its maker."""
+        if not self.hear_everyone or target is None or self._claiming or not self.first_round(req):
+            return False
+        mem = self.mem
+        if mem.claims or any(r == "mafia" and t in mem.alive for t, r in mem.my_checks.items()):
+            return False
+        return not mem.reasons(target)
+
     def wants_to_accuse(self, req: DecisionRequest, target: str, standout: float) -> bool:
         """Hook: does a town bot accuse ``target`` on this discussion turn? A seeded draw, likelier
         the more the target stands out (in spreads of suspicion) and the later in the day."""
@@ -435,6 +461,9 @@ class DayNightStrategy(Strategy):
         top = self.sus()[target]
         standout = self.case_against(target, None, cands)
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
+        if not must and not known_mafia and self.holds_fire(req, target):
+            suspect = target if top > 0.5 else None
+            return None, self.voice.idle(suspect, votes_seen=bool(mem.ballots)), thought + " Everyone speaks first."
         if not must and not known_mafia and not (fresh and self.wants_to_accuse(req, target, standout)):
             suspect = target if top > 0.5 else None  # hedged words ("not ready to accuse"): no stance
             return None, self.voice.idle(suspect, votes_seen=bool(mem.ballots)), thought + " Waiting."
@@ -481,6 +510,8 @@ class DayNightStrategy(Strategy):
             return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), self.mafia_line() + " Nobody to push."
         reasons = mem.reasons(target)
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
+        if not must and self.holds_fire(req, target):
+            return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), thought + " Everyone speaks first."
         if not must and not self.mafia_wants_to_accuse(req, target):
             return None, self.voice.idle(target, votes_seen=bool(mem.ballots)), thought + " Quietly."
         self.take_stance(target, against=True)
