@@ -135,18 +135,12 @@ def falsehoods(statement: Statement, record: Record) -> list[str]:
             ok = not today
         elif kind == "shot_after_accusing":
             victim, accused = args
-            ok = any(
-                (a, t) == (victim, accused) and i < record.shot.get(victim, -1) for i, (a, t, _) in enumerate(record.accusations)
-            )
+            shot = record.shot.get(victim, -1)
+            ok = any((a, t) == (victim, accused) and i < shot for i, (a, t, _) in enumerate(record.accusations))
         elif kind == "pressed":
             accuser, accused = args
-            ok = any(
-                (a, t) == (accuser, accused)
-                and any(b["day"] == d and b["after"] <= i and (b.get("accused") or "") == accused for b in record.ballots)
-                or (a, t) == (accuser, accused)
-                and any(b["day"] == d and b["after"] <= i and accused in b.get("candidates", ()) for b in record.ballots)
-                for i, (a, t, d) in enumerate(record.accusations)
-            )
+            tried = [(b["day"], b["after"]) for b in record.ballots if _on(b, accused)]  # the same day, before it
+            ok = any((a, t) == (accuser, accused) and any(day == d and after <= i for day, after in tried) for i, (a, t, d) in enumerate(record.accusations))
         elif kind == "claimed":
             ok = any(c == args[0] and role == args[1] for c, role, _ in record.claims)
         elif kind == "claimed_check":
@@ -157,6 +151,11 @@ def falsehoods(statement: Statement, record: Record) -> list[str]:
         if not ok:
             wrong.append(f"{statement.speaker}: {fact} in {statement.speech!r}")
     return wrong
+
+
+def _on(ballot: dict, name: str) -> bool:
+    """Was ``name`` voted on in ``ballot`` (the accused, or a candidate)?"""
+    return ballot.get("accused") == name or name in ballot.get("candidates", ())
 
 
 def played(variant: str, seed: int) -> tuple[Game, list[Statement]]:
