@@ -140,7 +140,10 @@ def falsehoods(statement: Statement, record: Record) -> list[str]:
         elif kind == "pressed":
             accuser, accused = args
             tried = [(b["day"], b["after"]) for b in record.ballots if _on(b, accused)]  # the same day, before it
-            ok = any((a, t) == (accuser, accused) and any(day == d and after <= i for day, after in tried) for i, (a, t, d) in enumerate(record.accusations))
+            ok = any(
+                (a, t) == (accuser, accused) and any(day == d and after <= i for day, after in tried)
+                for i, (a, t, d) in enumerate(record.accusations)
+            )
         elif kind == "claimed":
             ok = any(c == args[0] and role == args[1] for c, role, _ in record.claims)
         elif kind == "claimed_check":
