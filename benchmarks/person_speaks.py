@@ -9,8 +9,8 @@ Each game seats one **listener** (``tests/standin.py``: a non-bot seat that spea
 accuses, votes at random, shoots by the told convention) at a seat drawn from the seed, bots
 everywhere else, and counts the games in which the listener made a day-1 discussion speech. Also:
 day-1 discussion speeches per game, the share of day 1s with a single discussion speech, and the
-town's win rate. ``PYTHONPATH`` picks the ``arena`` package measured, so the same command on an
-older checkout gives the "before" figures.
+town's win rate. It measures the checkout it sits in (``arena`` and ``tests/`` beside it): the
+"before" figures come from this file and ``tests/standin.py`` copied into an older checkout.
 
     python benchmarks/person_speaks.py --games 300
 """
@@ -28,7 +28,7 @@ from arena.run.config import DEFAULT_NAMES
 from arena.run.orchestrator import run_sync
 from arena.variants import get_variant
 
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests.standin; PYTHONPATH still picks the arena
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # this checkout's arena and tests
 from tests.standin import Listener
 
 

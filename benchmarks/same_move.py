@@ -16,7 +16,7 @@ three ways, with the mover at a seat drawn from the seed:
 Reported per arm: how often the mover dies first in the hand, per the card it held; how often each
 bot laid its card on the mover in round 1, per the bot's card; and, between the two movers, the
 number of hands whose logs are the same event for event (all of them, if the bots do not read
-the kind of a seat). ``PYTHONPATH`` picks the ``arena`` measured.
+the kind of a seat).
 
     python benchmarks/same_move.py --games 600
 """

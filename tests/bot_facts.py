@@ -44,7 +44,7 @@ class Witness(BotPlayer):
         cut = len(self.game.log)
         action = super().decide_now(request, view, feedback)
         voice = getattr(self.strategy, "voice", None)
-        if voice is not None and voice.stated:
+        if voice is not None and getattr(voice, "stated", None):  # (an older checkout notes no facts)
             self.out.append(Statement(self.name, cut, tuple(voice.stated), getattr(action, "speech", None) or ""))
             voice.stated.clear()
         return action
