@@ -50,3 +50,29 @@ def test_the_check_catches_false_facts() -> None:
     other = next(c for c in plural["candidates"] if c != choice)
     said = Statement("Ann", len(cove.log), (("voted", voter, other, "no", 1),), "voted to spare")
     assert falsehoods(said, Record().read(cove.log))  # cove has no "no" vote on one player
+
+
+def test_a_claimed_check_is_not_followed_by_nobody_has_much() -> None:
+    """ "My check on Eve came back mafia. Nobody has much yet, so I'll start: …" is gone: a speech
+    that carries a claim with checks opens no day with a guess."""
+    claimed = 0
+    for variant in sorted(TABLES):
+        for seed in range(30):
+            game, _ = played(variant, seed)
+            for e in game.log:
+                action = e.data.get("action") if e.type == "action" else None
+                if action is None or action.kind != "speak" or action.claim is None or not action.claim.checks:
+                    continue
+                claimed += 1
+                for guess in ("Nobody has much yet", "Gut feeling", "Somebody has to go first"):
+                    assert guess not in action.speech, f"{variant} seed {seed}: {action.speech}"
+    assert claimed >= 20
+
+
+def test_no_bot_votes_for_itself() -> None:
+    for seed in range(40):
+        game, _ = played("cove", seed)
+        for e in game.log:
+            action = e.data.get("action") if e.type == "action" else None
+            if action is not None and action.kind == "vote":
+                assert action.target != e.actor, f"seed {seed}: {e.actor} voted for itself"

@@ -740,6 +740,9 @@ class DayNightStrategy(Strategy):
         cands = choices(req, "vote", "target")
         if not cands:
             return safe_action(req, self.rng)
+        mine = mem.partners if mem.is_mafia else frozenset((mem.me,))
+        if all(c in mine for c in cands) and nullable(req, "vote", "target"):
+            return Vote(target=None, thought=f"Of {say.join_names(list(cands))}: none I would vote out. Abstaining.")
         if mem.is_mafia:
             town = [c for c in cands if c not in mem.partners]
             said = [c for c in town if self._stance.get((mem.day, c))]
