@@ -76,3 +76,18 @@ def test_no_bot_votes_for_itself() -> None:
             action = e.data.get("action") if e.type == "action" else None
             if action is not None and action.kind == "vote":
                 assert action.target != e.actor, f"seed {seed}: {e.actor} voted for itself"
+
+
+@pytest.mark.parametrize("variant", sorted(TABLES))
+def test_a_witness_plays_as_the_bot_does(variant: str) -> None:
+    """What the checker reads is a bot game: the witnesses' game is the plain bots' game."""
+    from arena.players.registry import make_player
+    from arena.run.config import DEFAULT_NAMES
+    from arena.run.orchestrator import run_sync
+    from arena.variants import get_variant
+
+    witnessed, _ = played(variant, 7)
+    seats = list(DEFAULT_NAMES[: TABLES[variant]])
+    plain = get_variant(variant)(seats, None, 7)
+    run_sync(plain, {p: make_player("bot", p, 7) for p in seats})
+    assert [(e.type, e.actor, repr(e.data)) for e in witnessed.log] == [(e.type, e.actor, repr(e.data)) for e in plain.log]
