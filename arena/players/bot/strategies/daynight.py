@@ -88,9 +88,6 @@ class DayNightStrategy(Strategy):
     self_guard_nights: ClassVar[int] = 2
     #: how much a mafia bot shies away from shooting a player its partners publicly pushed
     exposure_weight: ClassVar[float] = 1.0
-    #: an accusation starts a trial at once (classic): a bot with nothing to say for it waits until
-    #: every living seat has had a discussion turn today (see :meth:`holds_fire`)
-    hear_everyone: ClassVar[bool] = False
 
     HANDLERS: ClassVar[dict[str, str]] = {
         "discussion": "discuss",
@@ -376,28 +373,10 @@ class DayNightStrategy(Strategy):
             return 0.0
         return 1.0 - clock.left / clock.total
 
-    def first_round(self, req: DecisionRequest) -> bool:
-        """Has some living seat not yet had a discussion turn today? (The turns go round the
-        table from the day's opener and a day ends at its one death, so after as many turns as
-        there are living players everyone has spoken once; this turn is the speaker's own.)"""
-        clock = req.clock
-        if clock is None or clock.unit != "discussion turn" or clock.total <= 0:
-            return False
-        return clock.total - clock.left < len(self.mem.alive) - 1
-
     def holds_fire(self, req: DecisionRequest, target: str | None) -> bool:
-        """Hook: in a variant where an accusation starts a trial at once, a bot without
-        information does not open one before every living seat has had its turn (issue 30.9:
-        a person gets to speak on day 1). Information is a claim on the table (a check result
-        or a card to answer), my own claim in this speech, or a reason to state about the
-        target (a vote, an accusation, a night's kill behind it). Mafia bots hold as town bots
-        do: an early accusation would otherwise mark its maker."""
-        if not self.hear_everyone or target is None or self._claiming or not self.first_round(req):
-            return False
-        mem = self.mem
-        if mem.claims or any(r == "mafia" and t in mem.alive for t, r in mem.my_checks.items()):
-            return False
-        return not mem.reasons(target)
+        """Hook: does a bot keep an accusation of ``target`` to itself on this turn for want of
+        information? (``classic``: until every living seat has had its turn.)"""
+        return False
 
     def wants_to_accuse(self, req: DecisionRequest, target: str, standout: float) -> bool:
         """Hook: does a town bot accuse ``target`` on this discussion turn? A seeded draw, likelier
