@@ -133,8 +133,10 @@ def say_vote_pairs(game: Game, team: str = "town") -> list[tuple[bool, str, str]
     """(agreed, speaker, what was said) for each stance a ``team`` seat took in public on a player
     and its next vote on that player the same day: an accusation (or nomination) and a floor
     speech doubting him (thought "Doubt X") are against him (a yes, or a vote for him, agrees); a
-    floor speech backing him ("Back X") is for him (a no agrees). A hedged remark ("X worries me,
-    not enough to accuse") takes no stance."""
+    floor speech backing him ("Back X") is for him (a no agrees); a claimed check is against its
+    target when it says "mafia", for him when it says "not mafia" (issue 30.10). A hedged remark
+    ("X worries me, not enough to accuse") takes no stance. ``what`` starts with the kind of
+    stance: "accused", "claimed", "Back", "Doubt"."""
     stances: dict[tuple[str, int, str], tuple[bool, str]] = {}  # (speaker, day, player) -> (against, what)
     pairs: list[tuple[bool, str, str]] = []
     for e in game.log:
@@ -144,6 +146,10 @@ def say_vote_pairs(game: Game, team: str = "town") -> list[tuple[bool, str, str]
         thought = action.thought or ""
         if action.kind == "speak":
             target = getattr(action, "accuse", None) or getattr(action, "nominate", None)
+            claim = getattr(action, "claim", None)
+            for checked, result in claim.checks.items() if claim is not None else ():
+                # a claimed check is a stance too: "mafia" against him, "not mafia" for him
+                stances[(e.actor, e.day, checked)] = (result == "mafia", f"claimed {checked} {result}")
             if target:
                 stances[(e.actor, e.day, target)] = (True, f"accused {target}")
             elif thought.startswith(("Back ", "Doubt ")):
@@ -156,11 +162,14 @@ def say_vote_pairs(game: Game, team: str = "town") -> list[tuple[bool, str, str]
                 against, what = stances.pop(key)
                 pairs.append((action.yes == against, e.actor, f"{what} / voted {'yes' if action.yes else 'no'}"))
         elif action.kind == "vote":  # a choice among candidates (cove): my stance on each of them
-            for name in (_result_after(game, e) or {}).get("candidates", ()):
+            candidates = (_result_after(game, e) or {}).get("candidates", ())
+            # one vote, several players spoken against: a vote for any of them keeps my word
+            spoken = {n for n in candidates if stances.get((e.actor, e.day, n), (False,))[0]}
+            for name in candidates:
                 key = (e.actor, e.day, name)
                 if key in stances:
                     against, what = stances.pop(key)
-                    chose = action.target == name
+                    chose = action.target == name or (against and action.target in spoken)
                     pairs.append((chose == against, e.actor, f"{what} / voted {action.target or 'nobody'}"))
     return pairs
 

@@ -78,6 +78,8 @@ class Ballot:
     yes: tuple[str, ...]
     no: tuple[str, ...]
     day: int
+    passed: bool = False  # the vote went against ``accused`` (charged, executed, voted out)
+    plural: bool = False  # a vote among candidates: "no" is a vote for another candidate
 
 
 def claim_fields(raw: Any) -> tuple[str | None, dict[str, str]]:
@@ -108,6 +110,7 @@ class PublicRecord:
         self.night = -1
         self.revealed: dict[str, str] = {}  # dead player -> card shown
         self.night_killed: list[str] = []
+        self.shot_after: dict[str, int] = {}  # night victim -> how many accusations were made before the shot
         self.mornings = 0  # nights whose actions are done (an investigator checks once per night)
         self.kill_mornings = 0  # mornings with someone killed
         self.claims: dict[str, ClaimInfo] = {}
@@ -170,6 +173,8 @@ class PublicRecord:
     def _on_morning(self, e: Event) -> None:
         killed = e.data.get("killed") or []
         self.night_killed.extend(killed)
+        for name in killed:
+            self.shot_after[name] = len(self.accusations)
         self.mornings += 1
         self.kill_mornings += bool(killed)
         if killed:
@@ -238,14 +243,16 @@ class PublicRecord:
         if "yes" in data:
             accused = data.get("accused")
             if accused is not None:
-                self._ballot(Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day))
+                ballot = Ballot(vote, accused, tuple(data["yes"]), tuple(data.get("no", ())), self.day, bool(data.get("passed")))
+                self._ballot(ballot)
             return
         votes = data.get("votes") or {}
         candidates = data.get("candidates") or [s for s in self.seats if s in set(votes.values())]
+        result = data.get("result")
         for cand in candidates:
             yes = tuple(v for v, t in votes.items() if t == cand)
             no = tuple(v for v, t in votes.items() if t is not None and t != cand)
-            self._ballot(Ballot(vote, cand, yes, no, self.day))
+            self._ballot(Ballot(vote, cand, yes, no, self.day, result == cand, True))
 
     def _ballot(self, ballot: Ballot) -> None:
         self.ballots.append(ballot)
@@ -744,24 +751,35 @@ class Memory:
                 out.append((3.0, ("claimed_check", c, name, result)))
         if name in self.claims and self.claims[name].role in INVESTIGATORS and anchor.get(name, 0.0) > 0.5:
             out.append((2.5, ("fake_claim", name, self.claims[name].role)))
-        spared: dict[str, int] = {}
+        spared: dict[tuple[str, bool], int] = {}
         pushed: dict[str, int] = {}
+        me = self.me
+        alive = self.alive
         for b in self.ballots:
             a = anchor.get(b.accused, 0.0)
             if a >= 0.5 and name in b.no:
-                spared[b.accused] = spared.get(b.accused, 0) + 1
-            elif a <= -0.5 and name in b.yes and b.vote != "charge":
+                key = (b.accused, b.plural)  # a vote for another candidate is not a vote "to spare"
+                spared[key] = spared.get(key, 0) + 1
+            elif (
+                a <= -0.5 and name in b.yes and b.vote != "charge" and (b.accused == me or (b.passed and b.accused not in alive))
+            ):
+                # "voted out" / "was town" only of a player the vote did remove (a spared one lives)
                 pushed[b.accused] = pushed.get(b.accused, 0) + 1
-        me = self.me
         # sparing me is no reason to suspect anyone (and a mafia bot's own public anchor may be high)
         # sparing someone one also accused is a mixed record, not protection
         accused_by_name = {accused for accuser, accused, _ in self.accusations if accuser == name}
-        out.extend((1.0 + n, ("spared", name, who, n)) for who, n in spared.items() if who != me and who not in accused_by_name)
+        out.extend(
+            (1.0 + n, ("passed_over" if plural else "spared", name, who, n))
+            for (who, plural), n in spared.items()
+            if who != me and who not in accused_by_name
+        )
         out.extend((0.8 + n, ("pushed_me", name, n) if who == me else ("pushed", name, who, n)) for who, n in pushed.items())
-        for accuser, accused, _ in self.accusations:
+        shot_after = self.pub.shot_after
+        for i, (accuser, accused, _) in enumerate(self.accusations):
             if accuser == name and anchor.get(accused, 0.0) <= -0.5:
-                out.append((1.2, ("accused_me", name) if accused == me else ("accused_town", name, accused)))
-            elif accused == name and anchor.get(accuser, 0.0) <= -0.85 and accuser in self.night_killed:
+                out.append((1.2, ("accused_me", name) if accused == me else ("accused_town", name, accused, accused in alive)))
+            elif accused == name and anchor.get(accuser, 0.0) <= -0.85 and shot_after.get(accuser, 0) > i:
+                # "named him and was shot in the night": the shot came after the accusation
                 out.append((1.4, ("accused_by_victim", accuser, name)))
         for accuser, accused, _ in self.pressed:
             if accuser == name:

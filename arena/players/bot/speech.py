@@ -6,6 +6,10 @@ seed still gives the same words). Reasons come from :meth:`Memory.reasons` as tu
 (``("spared", voter, accused, n)`` …), so what a bot says is what it actually weighed; reasons of
 one kind are said in one sentence. A bot never names itself: a reason about the speaker is said
 in the first person.
+
+Every sentence that states a fact of the public record (a vote, an accusation, a death, a claim)
+also notes that fact, as data, in :attr:`Voice.stated`: ``tests/bot_facts.py`` checks each one
+against the game's log (issue 30.10: no false statement of fact).
 """
 
 from __future__ import annotations
@@ -39,6 +43,15 @@ class Voice:
         self.me = me
         self._left: dict[str, list[int]] = {}
         self._last: dict[str, int] = {}
+        #: the facts of the public record the words said so far state (see :data:`FACTS`); whoever
+        #: reads them clears the list
+        self.stated: list[tuple] = []
+
+    def state(self, *facts: tuple) -> None:
+        stated = self.stated
+        if len(stated) > 256:  # nobody is reading: keep it small
+            del stated[:128]
+        stated.extend(facts)
 
     def pick(self, kind: str, options: Sequence[str]) -> str:
         """One of ``options`` not yet used in this round of ``kind`` (a new round never starts
@@ -70,7 +83,7 @@ class Voice:
         """Reasons as sentences, those of one kind about one player merged into one."""
         merged: dict[tuple, list[tuple]] = {}
         for r in reasons:
-            key = (r[0], r[1]) if r[0] in ("spared", "pushed") else (r,)
+            key = (r[0], r[1]) if r[0] in ("spared", "passed_over", "pushed") else (r,)
             merged.setdefault(key, []).append(r)
         said = [self._reason(group) for group in merged.values()]
         return " ".join(s for s in said if s)
@@ -80,6 +93,8 @@ class Voice:
         kind = reason[0]
         if kind == "claimed_check":
             _, claimer, target, result = reason
+            if claimer != self.me:
+                self.state(("claimed_check", claimer, target, result))
             if claimer == self.me:
                 return self.pick("own_check", (f"My check on {target} came back {result}.", f"I checked {target}: {result}."))
             return self.pick(
@@ -93,6 +108,7 @@ class Voice:
             )
         if kind == "fake_claim":
             _, name, role = reason
+            self.state(("claimed", name, role))
             return self.pick(
                 "fake_claim",
                 (
@@ -102,8 +118,24 @@ class Voice:
                     f"I don't buy {name} as the {role}.",
                 ),
             )
+        if kind == "passed_over":  # a vote among candidates: no yes/no words
+            voter = reason[1]
+            self.state(*(("voted", voter, r[2], "other", r[3]) for r in group))
+            saved = join_names([self.whom(r[2]) for r in group])
+            n = sum(r[3] for r in group)
+            return self.pick(
+                "passed_over",
+                (
+                    f"With {saved} up for the vote, {voter} voted for someone else {times(n)}."
+                    if len(group) == 1
+                    else f"{voter} voted for someone else {times(n)} with {saved} up for the vote.",
+                    f"{voter} kept votes away from {saved}." if n > 1 else f"{voter} steered the vote away from {saved}.",
+                    f"{voter} never voted for {saved}, though {saved} was up for the vote.",
+                ),
+            )
         if kind == "spared":
             voter = reason[1]
+            self.state(*(("voted", voter, r[2], "no", r[3]) for r in group))
             saved = join_names([self.whom(r[2]) for r in group])
             n = sum(r[3] for r in group)
             return self.pick(
@@ -121,6 +153,7 @@ class Voice:
         if kind == "pushed":
             voter = reason[1]
             out = [r[2] for r in group]
+            self.state(*(("voted_out", voter, r[2], r[3]) for r in group), *(("dead", r[2]) for r in group))
             both = "both town" if len(out) == 2 else "all town" if len(out) > 2 else "town"
             return self.pick(
                 "pushed",
@@ -135,16 +168,20 @@ class Voice:
             )
         if kind == "pushed_me":
             _, voter, n = reason
+            self.state(("voted", voter, self.me, "yes", n))
             return self.pick(
                 "pushed_me",
                 (
                     f"{voter} voted to get rid of me {times(n)}, and I'm town.",
                     f"{voter} wants me gone. Ask why.",
-                    f"{voter} keeps voting against me, and I know what I am.",
+                    f"{voter} keeps voting against me, and I know what I am."
+                    if n > 1
+                    else f"{voter} voted against me, and I know what I am.",
                 ),
             )
         if kind == "accused_me":
             _, accuser = reason
+            self.state(("accused", accuser, self.me))
             return self.pick(
                 "accused_me",
                 (
@@ -154,17 +191,19 @@ class Voice:
                 ),
             )
         if kind == "accused_town":
-            _, accuser, accused = reason
+            _, accuser, accused, alive = reason
+            self.state(("accused", accuser, accused), ("alive" if alive else "dead", accused))
             return self.pick(
                 "accused_town",
                 (
-                    f"{accuser} went after {accused}, who was clearly town.",
+                    f"{accuser} went after {accused}, who {'is' if alive else 'was'} clearly town.",
                     f"{accuser} accused {accused} for no good reason.",
                     f"{accuser} was wrong about {accused}, and maybe not by accident.",
                 ),
             )
         if kind == "accused_by_victim":
             _, victim, name = reason
+            self.state(("accused", victim, name), ("shot_after_accusing", victim, name))
             return self.pick(
                 "accused_by_victim",
                 (
@@ -175,6 +214,7 @@ class Voice:
             )
         if kind == "pressed":
             _, accuser, accused = reason
+            self.state(("pressed", accuser, accused))
             target = self.whom(accused)
             return self.pick(
                 "pressed",
@@ -188,12 +228,22 @@ class Voice:
 
     # ---- lines -----------------------------------------------------------------------------------
     def accuse(
-        self, target: str, reasons: Sequence[tuple], seconded: Sequence[str] = (), *, opened: bool = False, again: bool = False
+        self,
+        target: str,
+        reasons: Sequence[tuple],
+        seconded: Sequence[str] = (),
+        *,
+        opened: bool = False,
+        again: bool = False,
+        claimed: bool = False,
     ) -> str:
         """An accusation with its reasons. ``seconded``: today's earlier accusers of ``target``;
-        ``opened``: someone accused someone today already; ``again``: I accused ``target`` before."""
+        ``opened``: someone accused someone today already; ``again``: I accused ``target`` before;
+        ``claimed``: the speech opens with my claim (its checks are my reasons: no "nobody has
+        much yet")."""
         said = self.reasons(reasons)
         if again:
+            self.state(("accused", self.me, target))
             lead = self.pick(
                 "again",
                 (
@@ -218,7 +268,10 @@ class Voice:
                 ),
             )
             return f"{lead} {said}"
+        if claimed:
+            return self.pick("claimed_lead", (f"I accuse {target}.", f"My accusation: {target}.", f"So I accuse {target}."))
         if seconded:
+            self.state(*(("accused_today", a, target) for a in list(seconded)[:2]))
             who = join_names(list(seconded)[:2])
             return self.pick(
                 "seconded",
@@ -231,6 +284,7 @@ class Voice:
                 ),
             )
         if opened:
+            self.state(("someone_accused_today",))
             return self.pick(
                 "another",
                 (
@@ -241,6 +295,7 @@ class Voice:
                     f"I see it differently. {target}.",
                 ),
             )
+        self.state(("nobody_accused_today",))
         return self.pick(
             "first",
             (
@@ -349,6 +404,11 @@ class Voice:
             )
         base = self.pick("propose", (f"Let's take {target} tonight.", f"{target}.", f"I say {target}.", f"{target} tonight."))
         return f"{base} {why}".strip()
+
+    def claimed(self, name: str, role: str) -> str:
+        """ "X claimed the doctor." (a fact of the record: noted)"""
+        self.state(("claimed", name, role))
+        return f"{name} claimed the {role}."
 
     def claim(self, role: str, checks: Mapping[str, str], latest: str | None = None) -> str:
         """Coming out as ``role`` and stating the checks (the latest one first)."""

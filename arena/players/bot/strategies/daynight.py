@@ -373,6 +373,11 @@ class DayNightStrategy(Strategy):
             return 0.0
         return 1.0 - clock.left / clock.total
 
+    def holds_fire(self, req: DecisionRequest, target: str | None) -> bool:
+        """Hook: does a bot keep an accusation of ``target`` to itself on this turn for want of
+        information? (``classic``: until every living seat has had its turn.)"""
+        return False
+
     def wants_to_accuse(self, req: DecisionRequest, target: str, standout: float) -> bool:
         """Hook: does a town bot accuse ``target`` on this discussion turn? A seeded draw, likelier
         the more the target stands out (in spreads of suspicion) and the later in the day."""
@@ -435,6 +440,9 @@ class DayNightStrategy(Strategy):
         top = self.sus()[target]
         standout = self.case_against(target, None, cands)
         thought = f"{mem.role.capitalize()}. Suspects: {self.suspects_line(cands)}."
+        if not must and not known_mafia and self.holds_fire(req, target):
+            suspect = target if top > 0.5 else None
+            return None, self.voice.idle(suspect, votes_seen=bool(mem.ballots)), thought + " Everyone speaks first."
         if not must and not known_mafia and not (fresh and self.wants_to_accuse(req, target, standout)):
             suspect = target if top > 0.5 else None  # hedged words ("not ready to accuse"): no stance
             return None, self.voice.idle(suspect, votes_seen=bool(mem.ballots)), thought + " Waiting."
@@ -451,7 +459,7 @@ class DayNightStrategy(Strategy):
         before = self._accused.get(target)
         again = before is not None and mem.day - before <= 1
         self._accused[target] = mem.day
-        return self.voice.accuse(target, reasons, seconded, opened=bool(mem.accusers_today), again=again)
+        return self.voice.accuse(target, reasons, seconded, opened=bool(mem.accusers_today), again=again, claimed=self._claiming)
 
     def mafia_target(self, pool) -> str | None:
         """The town player a mafia bot pushes today: whoever accuses an endangered partner,
@@ -481,6 +489,8 @@ class DayNightStrategy(Strategy):
             return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), self.mafia_line() + " Nobody to push."
         reasons = mem.reasons(target)
         thought = f"{self.mafia_line()} Pushing suspicion on {target}."
+        if not must and self.holds_fire(req, target):
+            return None, self.voice.idle(None, votes_seen=bool(mem.ballots)), thought + " Everyone speaks first."
         if not must and not self.mafia_wants_to_accuse(req, target):
             return None, self.voice.idle(target, votes_seen=bool(mem.ballots)), thought + " Quietly."
         self.take_stance(target, against=True)
@@ -544,10 +554,13 @@ class DayNightStrategy(Strategy):
             return safe_action(req, self.rng)
         claim, claim_line = self.claim_for(req)
         if mem.is_mafia:
-            believe = accused in mem.partners
+            # a partner the team buses anyway (see mafia_verdict) gets no word of support first
+            believe = accused in mem.partners and not (self.doomed(accused, "execution") and len(self.living_partners()) >= 2)
         else:
             _, mean = self.top_and_mean(self.others())
-            believe = self.sus()[accused] < mean
+            anchor = mem.anchor.get(accused, 0.0)
+            # what I know outright decides my vote (town_verdict), so it decides my words too
+            believe = anchor <= CONFIRMED or (anchor < SURE and self.sus()[accused] < mean)
         text = self.voice.floor(accused, believe)
         self.take_stance(accused, against=not believe)
         if claim_line:
@@ -687,6 +700,9 @@ class DayNightStrategy(Strategy):
         mem = self.mem
         if accused == mem.me:
             return 0.0, "that is me"
+        against = self._stance.get((mem.day, accused))
+        if against is not None:  # words and vote agree in public, whatever I am (issue 30.10)
+            return (1.0, "as I said today") if against else (0.0, "I spoke for him today")
         if accused in mem.partners:
             # bus a doomed partner only when it buys credit for another living partner
             if self.doomed(accused, kind) and len(self.living_partners()) >= 2:
@@ -703,9 +719,16 @@ class DayNightStrategy(Strategy):
         cands = choices(req, "vote", "target")
         if not cands:
             return safe_action(req, self.rng)
+        mine = mem.partners if mem.is_mafia else frozenset((mem.me,))
+        if all(c in mine for c in cands) and nullable(req, "vote", "target"):
+            return Vote(target=None, thought=f"Of {say.join_names(list(cands))}: none I would vote out. Abstaining.")
         if mem.is_mafia:
             town = [c for c in cands if c not in mem.partners]
-            target = self.team_lead(town) or self.most_suspicious(town or cands)
+            said = [c for c in town if self._stance.get((mem.day, c))]
+            if said:  # the one I nominated or accused today: my vote says what my words said
+                target = self.most_suspicious(said)
+            else:
+                target = self.team_lead(town) or self.most_suspicious(town or [c for c in cands if c != mem.me] or cands)
             thought = f"{self.mafia_line()} Voting {target}."
         else:
             pool = [c for c in cands if c != mem.me and not mem.confirmed_town(c)] or [c for c in cands if c != mem.me]
@@ -802,8 +825,8 @@ class DayNightStrategy(Strategy):
             following = False
         why = ""
         info = mem.claims.get(target)
-        if not following and info is not None and info.role:
-            why = f"{target} claimed the {info.role}."
+        if not following and info is not None and info.role and req.talk:
+            why = self.voice.claimed(target, info.role)
         text = self.voice.channel(target, following, why) if req.talk else None
         return Kill(target=target, speech=text, thought=f"{self.mafia_line()} Tonight: {target}.")
 
