@@ -32,7 +32,7 @@ from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
 from arena.engine.wording import and_list, describe_action
 from arena.players.base import Beat, StopGame
-from arena.players.convention import team_note, team_note_text
+from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_note_text, team_rule
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
@@ -160,6 +160,10 @@ class HumanPlayer:
                 self._part_lines += 1
             if event.type == "hand_over" and event.to is None and not self._skipping:
                 self._out(hand_table(event.data))
+            if event.type == "team" and event.to is not None and not self._skipping:
+                rule = team_rule(self.variant)  # how the team picks its victim: told with the team
+                if rule is not None:
+                    self._print(Text(rule, style=PRIVATE))
             if event.type == "role" and event.data.get("team") == "mafia" and self._day_first():
                 self._print(Text("The mafia meet on the first night: that is when you learn your partners.", style=PRIVATE))
             if event.type == "morning" and event.to is None and not self._skipping:
@@ -239,6 +243,12 @@ class HumanPlayer:
             team = team_note(request.group, request.role, view.events, request.alive, self.name)
             if team is not None:  # a silent shot: who the partners are and how the team agrees
                 self._out(Text(team_note_text(team), style="bold"))
+            variant = request.table.variant if request.table is not None else self.variant
+            note = day_note(variant, request.group, request.role, view.events, request.alive, self.name)
+            if note is not None:  # by day: the accusation also names the team's shot
+                self._out(Text(note, style="bold"))
+            if request.group == "mafia_channel":  # the order asked, and how bot partners point
+                self._out(Text(f"On the night channel {CHANNEL_RULE}.", style="bold"))
         else:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)
@@ -478,7 +488,8 @@ class HumanPlayer:
             assert isinstance(item, str)
             command = norm(item).lstrip("/")
             if command in ("help", "?"):
-                self._out(help_text(self.variant, self.options))
+                rule = team_rule(self.variant) if self.know.team == "mafia" and self.know.members else None
+                self._out(help_text(self.variant, self.options, rule))
             elif command == "log":
                 self._print_log()
             elif command == "table":

@@ -31,8 +31,8 @@ from typing import Any
 import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
-from arena.engine.wording import public_mafia
-from arena.players.convention import team_note, team_of
+from arena.engine.wording import nominations_today, public_mafia
+from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_of, team_rule
 
 from .rulebook import payoffs
 
@@ -325,7 +325,9 @@ class Conversation:
             reported = outcome(self.call_request, rendered)[1]
         shown = feedback is not None and any(e["type"] == "rejected" and e["data"].get("reason") == feedback for e in rendered)
         table = getattr(request, "table", None)
-        mafia = public_mafia(table.deck, view.events) if table is not None else None
+        team = team_of(view.events)
+        mafia = public_mafia(table.deck, view.events, me=self.me, role=request.role, team=team) if table is not None else None
+        variant = table.variant if table is not None else self.variant
         text = self._template("decisions", request.group or None).render(
             me=self.me,
             mafia=mafia,
@@ -343,6 +345,10 @@ class Conversation:
             short=self.short,
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
             partners=night_partners(request, view.events, self.me),
+            team_rule=team_rule(variant),
+            channel_rule=CHANNEL_RULE,
+            nominations=nominations_today(view.events) if request.group in ("vote", "verdict") else [],
+            day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text

@@ -26,7 +26,7 @@ from arena.engine.actions import Continue
 from arena.engine.game import names_spec
 
 from .common import McKayGame, McKayOptions
-from .scoring import COP, KILL, MAFIA, TP, VOTE, trio_hand
+from .scoring import COP, KILL, MAFIA, TP, VOTE, trio_hand, trio_reasons
 
 NO_KILL = "no_kill"
 CONTINUE = Continue()
@@ -42,6 +42,7 @@ class Trio(McKayGame):
     Options = McKayOptions
     ROUND_PHASES: ClassVar[dict[int, str]] = {1: "round1", 2: "round2"}
     SCORING = staticmethod(trio_hand)
+    REASONS = staticmethod(trio_reasons)
 
     def _new_hand(self) -> None:
         super()._new_hand()
@@ -125,8 +126,8 @@ class Trio(McKayGame):
         for player in self.alive:
             question = (
                 f"Round 1. Your card: {self.role_of[player]}. {self._table()} Place your card on an "
-                "opponent, on no_kill, or take it back (null); two cards on one player at the end of a "
-                "beat kill him, three on no_kill end the hand. You may declare cop (the first declarer "
+                "opponent, on no kill, or take it back; two cards on one player at the end of a "
+                "beat kill him, three on no kill end the hand. You may declare cop (the first declarer "
                 "looks at one of the two centre cards), or pass; speech goes to everyone."
             )
             options = [Option("pass"), self._place_option(player), *self._declare_options(player)]
@@ -140,7 +141,7 @@ class Trio(McKayGame):
             question = (
                 f"Round 2 ({judge} is dead, silent, card face down). Your card: {self.role_of[player]}. "
                 f"{self._table()} The first to kill gets the kill (then the victim's soliloquy and your "
-                "choice to continue or retract); both cards on no_kill end the hand. You may also declare "
+                "choice to continue or retract); both cards on no kill end the hand. You may also declare "
                 "cop, or pass; speech goes to everyone."
             )
             options = [Option("pass"), self.kill_option(player), self._place_option(player), *self._declare_options(player)]
