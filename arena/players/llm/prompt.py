@@ -279,6 +279,7 @@ class Conversation:
         self.last_schema = ""
         self.groups_seen: set[str] = set()  # a group's standing guidance is given once
         self.call_request: int | None = None  # the request the last tool call answered
+        self.system_name: str | None = None  # another system template (the check before a game: "_probe")
 
     def _template(self, kind: str, name: str | None) -> jinja2.Template:
         candidates = [f"{kind}/{name}.j2"] if name else []
@@ -288,7 +289,7 @@ class Conversation:
         """Render the system prompt (once) from the first request's public table."""
         table = getattr(request, "table", None)
         wide = getattr(request, "repertoire", None)
-        self.system = _tidy(self._template("system", self.variant).render(
+        self.system = _tidy(self._template("system", self.system_name or self.variant).render(
             me=self.me, seats=list(request.seats), variant=self.variant or "", options=self.options, mode=self.mode,
             short=self.short, deck=list(table.deck) if table is not None else [],
             claim_roles=list(table.claim_roles) if table is not None else [],

@@ -113,11 +113,13 @@ class Trio(McKayGame):
                 forbidden[other] = f"in round 2 a card goes only on no_kill: kill {other} with the kill action"
         return Option("place_card", {"slot": FieldSpec(choices, nullable=True, forbidden=forbidden)})
 
-    def _table(self) -> str:
+    def _table(self, player: str) -> str:
+        """Where each living player's card lies, as ``player`` reads it ("your card on no kill")."""
         spots = []
         for name in self.alive:
             slot = self.slots[name]
-            spots.append(f"{name}'s card {'in hand' if slot is None else 'on ' + slot}")
+            where = "in hand" if slot is None else "on " + ("you" if slot == player else slot.replace("_", " "))
+            spots.append(f"{'your' if name == player else name + chr(39) + 's'} card {where}")
         declared = f" Declared cop: {', '.join(self.declarers)}." if self.declarers else ""
         return "; ".join(spots) + "." + declared
 
@@ -125,7 +127,7 @@ class Trio(McKayGame):
         requests = []
         for player in self.alive:
             question = (
-                f"Round 1. Your card: {self.role_of[player]}. {self._table()} Place your card on an "
+                f"Round 1. Your card: {self.role_of[player]}. {self._table(player)} Place your card on an "
                 "opponent, on no kill, or take it back; two cards on one player at the end of a "
                 "beat kill him, three on no kill end the hand. You may declare cop (the first declarer "
                 "looks at one of the two centre cards), or pass; speech goes to everyone."
@@ -140,7 +142,7 @@ class Trio(McKayGame):
         for player in self.alive:
             question = (
                 f"Round 2 ({judge} is dead, silent, card face down). Your card: {self.role_of[player]}. "
-                f"{self._table()} The first to kill gets the kill (then the victim's soliloquy and your "
+                f"{self._table(player)} The first to kill gets the kill (then the victim's soliloquy and your "
                 "choice to continue or retract); both cards on no kill end the hand. You may also declare "
                 "cop, or pass; speech goes to everyone."
             )
