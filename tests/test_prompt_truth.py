@@ -191,7 +191,7 @@ def test_no_tool_or_field_names_in_prose(played, variant):
 def test_a_count_the_seat_knows_is_exact(played, variant):
     seen, _ = played[variant]
     counted = 0
-    for seat, role, group, text in seen:
+    for seat, role, _group, text in seen:
         if role == "mafia" and "Mafia alive:" in text and "Mafia alive: " in question_part(text):
             line = next(x for x in question_part(text).splitlines() if x.startswith("Mafia alive:"))
             told = any("Your team (the mafia)" in t for s, _, _, t in seen if s == seat)
@@ -261,3 +261,22 @@ def test_the_mode_probe_says_it_is_a_check_and_nothing_untrue(mode):
     assert not {s for s in said if said.count(s) > 1}
     for line in prose(turn["content"]).splitlines():
         assert PROSE_NAMES.search(line) is None, line
+
+
+def test_mckay_beats_offer_one_kill_and_say_when_a_hand_is_scored(played):
+    seen, _ = played["duel3"]
+    beats = [t for *_, g, t in seen if g == "beat"]
+    assert not any(re.search(r"You may kill \w+ and \w+", t) for t in beats)
+    assert any(re.search(r"You may kill \w+ or \w+", t) for t in beats)
+    after_death = [t for t in beats if re.search(r"^Alive \(2\)", question_part(t), re.M)]
+    assert after_death and all("The score changes only when the hand ends" in t for t in after_death)
+    for variant in ("duel", "duel3", "trio"):
+        seen, _ = played[variant]
+        ends = [t for *_, t in seen if "Points this hand:" in t]
+        assert ends and all(re.search(r"^  - You: .+[+−\d]\.$", t, re.M) for t in ends), variant
+
+
+def test_cove_votes_show_the_nominations(played):
+    seen, _ = played["cove"]
+    votes = [t for *_, g, t in seen if g == "vote"]
+    assert votes and all(re.search(r"^Nominations today: \w+ \d+ \(", question_part(t), re.M) for t in votes)

@@ -32,7 +32,9 @@ class Sent:
     def heading(self, seat: str, number: int, total: int, decision: int) -> str:
         if self.belief:
             return f"=== {seat}: call {number} of {total} (belief question of day {self.day}, beside the game) ==="
-        where = f"request {self.request}, {when_words(self.day, self.phase)}" + (f", try {self.attempt}" if self.attempt > 1 else "")
+        where = f"request {self.request}, {when_words(self.day, self.phase)}" + (
+            f", try {self.attempt}" if self.attempt > 1 else ""
+        )
         return f"=== {seat}: call {number} of {total} (decision {decision}: {where}) ==="
 
 

@@ -410,9 +410,7 @@ def _alive_line(card: str, word: str, dealt: int, deaths: list[Event], me: str |
     return f"{word} alive: {least} to {most} ({dealt} dealt, {shown_words}; {plural(hidden, 'death')} with the card not shown)."
 
 
-def public_mafia(
-    deck: Any, events: Any, *, me: str | None = None, role: str | None = None, team: Any = ()
-) -> str | None:
+def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | None = None, team: Any = ()) -> str | None:
     """How many mafia (and, in cove, maniacs) are alive, as this seat can tell.
 
     The table's count: the cards dealt (``deck``: ``(card, count)`` pairs, public in every variant

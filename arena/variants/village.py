@@ -287,7 +287,14 @@ class Village(Game):
     def _ask_verdict(self) -> list[DecisionRequest]:
         return [
             self.request(
-                n, self._verdict_question(n), VERDICT_ONLY, group="verdict", default=NO, vote="guilty", accused=self.accused, tally=self.tally()
+                n,
+                self._verdict_question(n),
+                VERDICT_ONLY,
+                group="verdict",
+                default=NO,
+                vote="guilty",
+                accused=self.accused,
+                tally=self.tally(),
             )
             for n in self.alive
         ]

@@ -440,5 +440,7 @@ def hand_table(data: Mapping[str, Any]) -> Group:
         )
     why = data.get("why") or {}
     lines = [Text.assemble((f"  {name}: ", "bold"), str(reason)) for name, reason in why.items()]
-    note = Text("points: this hand's, by the tables (help shows them); bonus: after the hand; score: the match total", style="dim")
+    note = Text(
+        "points: this hand's, by the tables (help shows them); bonus: after the hand; score: the match total", style="dim"
+    )
     return Group(table, *lines, note)

@@ -244,12 +244,15 @@ def duel_reasons(
             new_bonus[killer] += 1
             new_bonus[death.player] = 0
             points = GOOD_KILLS[key] * new_bonus[killer]
-            why[killer].append(f"{cards[killer]} killed {death.player} ({column}): {GOOD_KILLS[key]} × bonus {new_bonus[killer]}: {_signed(points)}")
+            product = f"{GOOD_KILLS[key]} × bonus {new_bonus[killer]}: {_signed(points)}"
+            why[killer].append(f"{cards[killer]} killed {death.player} ({column}): {product}")
             why[death.player].append(f"killed by {killer}: no points, bonus back to 0")
         else:
             new_bonus[killer] = 0
             new_bonus[death.player] += 1
-            why[killer].append(f"{cards[killer]} killed {death.player} ({column}): a bad kill, {_signed(BAD_KILLS[key])} flat, bonus back to 0")
+            why[killer].append(
+                f"{cards[killer]} killed {death.player} ({column}): a bad kill, {_signed(BAD_KILLS[key])} flat, bonus back to 0"
+            )
             why[death.player].append(f"killed by {killer}: no points, bonus +1")
     living = [n for n in cards if n in alive]
     if len(living) == len(cards):
