@@ -315,7 +315,7 @@ def test_the_decision_kinds_cover_every_action_a_prompt_names():
     for text in texts:
         for name in re.findall(r"`([a-z_]+)`", text):
             assert name in kinds or name in ("thought", "speech", "claim", "accuse", "nominate", "floor", "target",
-                                              "position", "slot", "first", "yes", "action", "kind"), name  # fmt: skip
+                                              "position", "slot", "first", "yes", "action", "kind", "null"), name  # fmt: skip
 
 
 # ---- issues 25.4 and 26: what a model must be told ------------------------------------------------
