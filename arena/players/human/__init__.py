@@ -239,16 +239,7 @@ class HumanPlayer:
         draft = self._drafts.setdefault(request.id, Draft())
         self._request, self._entries = request, move_entries(request)
         if feedback is None:
-            self._show(request)
-            team = team_note(request.group, request.role, view.events, request.alive, self.name)
-            if team is not None:  # a silent shot: who the partners are and how the team agrees
-                self._out(Text(team_note_text(team), style="bold"))
-            variant = request.table.variant if request.table is not None else self.variant
-            note = day_note(variant, request.group, request.role, view.events, request.alive, self.name)
-            if note is not None:  # by day: the accusation also names the team's shot
-                self._out(Text(note, style="bold"))
-            if request.group == "mafia_channel":  # the order asked, and how bot partners point
-                self._out(Text(f"On the night channel {CHANNEL_RULE}.", style="bold"))
+            self._show(request, notes=self._mafia_notes(request, view))
         else:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)
@@ -563,7 +554,23 @@ class HumanPlayer:
         self.close()
 
     # ---- printing -------------------------------------------------------------------------------
-    def _show(self, request: DecisionRequest, *, panel: bool = True) -> None:
+    def _mafia_notes(self, request: DecisionRequest, view: View) -> list[str]:
+        """A mafia seat's rule for its team's victim, beside the question (the words a model reads):
+        at a silent shot the partners, the rule and whom it names; by day that an accusation also
+        names the shot; on a channel the order asked and how bot partners point."""
+        notes = []
+        team = team_note(request.group, request.role, view.events, request.alive, self.name)
+        if team is not None:
+            notes.append(team_note_text(team))
+        variant = request.table.variant if request.table is not None else self.variant
+        note = day_note(variant, request.group, request.role, view.events, request.alive, self.name)
+        if note is not None:
+            notes.append(note)
+        if request.group == "mafia_channel":
+            notes.append(f"On the night channel {CHANNEL_RULE}.")
+        return notes
+
+    def _show(self, request: DecisionRequest, *, panel: bool = True, notes: Sequence[str] = ()) -> None:
         """The table, the question and the menu; in a run of beats only what changed since the
         last beat (the beat's line already says which one it is), so a person reads it in time."""
         entries = self._entries
@@ -577,6 +584,8 @@ class HumanPlayer:
             self._out(status_panel(request, self.know))  # a box is drawn to the width: never soft-wrapped (cut)
         if not beat or first_beat or question != self._last_question or not panel:
             self._print(Text(question, style="bold"))
+        for note in notes:
+            self._print(Text(note, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):
             self._print(line)
         menu_again = not beat or first_beat or labels != self._last_menu or not panel  # a hand's first beat shows it
