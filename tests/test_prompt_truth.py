@@ -191,11 +191,15 @@ def test_no_tool_or_field_names_in_prose(played, variant):
 def test_a_count_the_seat_knows_is_exact(played, variant):
     seen, _ = played[variant]
     counted = 0
+    told: set[str] = set()  # the mafia seats told their team so far (seen is in the order asked)
     for seat, role, _group, text in seen:
+        if "\n- Your card: " in text:  # a new game for this seat name
+            told.discard(seat)
+        if "Your team (the mafia)" in text:
+            told.add(seat)
         if role == "mafia" and "Mafia alive:" in text and "Mafia alive: " in question_part(text):
             line = next(x for x in question_part(text).splitlines() if x.startswith("Mafia alive:"))
-            told = any("Your team (the mafia)" in t for s, _, _, t in seen if s == seat)
-            if told:
+            if seat in told:
                 counted += 1
                 assert " — you" in line and not RANGE.search(line.split(". Maniac")[0]), f"{variant} {seat}: {line}"
         if role == "maniac":
@@ -229,6 +233,9 @@ def test_the_mafia_rule_reaches_a_mafia_seat_by_day(played):
     assert noted and len(noted) >= len(days) // 2  # a lone survivor has nobody to agree with
     town = [t for _, role, _, t in seen if role != "mafia"]
     assert not any("your team's shot" in t for t in town)
+    # the exact count by day too: in the first day question after the team meets
+    first_days = [t for t in reveal if "Day 1. You are" in t]
+    assert first_days and all(re.search(r"^Mafia alive: \d — you\b", t, re.M) for t in first_days)
 
 
 def test_the_channel_says_how_bot_partners_point(played):

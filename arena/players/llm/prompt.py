@@ -276,6 +276,7 @@ class Conversation:
         self.messages: list[dict[str, Any]] = []
         self.seen = 0  # events of the view already rendered
         self.last_alive: list[str] | None = None  # repeated only when it changed
+        self.last_mafia: str | None = None  # the mafia count: every night, by day when it changed
         self.last_schema = ""
         self.groups_seen: set[str] = set()  # a group's standing guidance is given once
         self.call_request: int | None = None  # the request the last tool call answered
@@ -342,6 +343,7 @@ class Conversation:
             schema=schema_text,
             schema_changed=schema_text != self.last_schema,
             alive_changed=list(request.alive) != self.last_alive,
+            mafia_changed=mafia != self.last_mafia,
             first_of_group=request.group not in self.groups_seen,
             short=self.short,
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
@@ -352,7 +354,7 @@ class Conversation:
             day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
-        self.last_alive, self.last_schema = list(request.alive), schema_text
+        self.last_alive, self.last_schema, self.last_mafia = list(request.alive), schema_text, mafia
         self.groups_seen.add(request.group)
         turn = self.user_turn(text, rendered)
         self.messages.append(turn)
