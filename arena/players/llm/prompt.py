@@ -34,7 +34,7 @@ from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
 from arena.engine.wording import nominations_today, public_mafia
 from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_of, team_rule
 
-from .rulebook import payoffs
+from .rulebook import card_words, payoffs
 
 PROMPTS_ENV = "ARENA_PROMPTS"
 NO_ANSWER = "(No answer reached the moderator: the connection to the model failed.)"
@@ -351,6 +351,7 @@ class Conversation:
             team_rule=team_rule(variant),
             channel_rule=CHANNEL_RULE,
             nominations=nominations_today(view.events) if request.group in ("vote", "verdict") else [],
+            kills_to_score=kills_to_score(variant, view.events, self.me, request.role),
             day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
@@ -377,6 +378,29 @@ class Conversation:
             call = m.get("call")
             parts.append(f"{m['role']}: " + (f"{call['name']}({call['arguments']})" if call else m["content"]))
         return "\n".join(parts)
+
+
+def kills_to_score(variant: str | None, events: Sequence[Event], me: str, role: str) -> list[str]:
+    """duel3: what this seat's kills of the hand in play will score once the hand ends and the
+    cards are shown, from the kill tables' rows for its own card (duel's hand ends at the kill)."""
+    table = payoffs(variant) if variant == "duel3" else None
+    if table is None:
+        return []
+    start = max((i for i, e in enumerate(events) if e.type == "hand"), default=0)
+    victims = [
+        str(e.data.get("player"))
+        for e in events[start:]
+        if e.type == "death" and e.to is None and me in (e.data.get("by") or ()) and e.data.get("cause") != "simultaneous"
+    ]
+    mine = card_words(role)
+    good = [f"{victim}: {points} × your bonus raised by 1" for killer, victim, points in table["good"] if killer == mine]
+    bad = [f"{victim}: {_signed(points)}" for killer, victim, points in table["bad"] if killer == mine]
+    return [
+        f"Your kill of {v} is scored when the hand ends, by the card {v} held (as a {mine}, if {v} was a "
+        + "; ".join(good + bad)
+        + ")."
+        for v in victims
+    ]
 
 
 # the decision kinds the variants pose at night (their ``group``), whatever their phase is called
