@@ -278,7 +278,9 @@ def test_mckay_beats_offer_one_kill_and_say_when_a_hand_is_scored(played):
     after_death = [t for t in beats if re.search(r"^Alive \(2\)", question_part(t), re.M)]
     assert after_death and all("The score changes only when the hand ends" in t for t in after_death)
     kills = [t for t in after_death if "\nYour kill of " in t]  # the killer is told what the kill will score
-    assert kills and all(re.search(r"^Your kill of \w+ is scored when the hand ends, by the card .+: −?\d", t, re.M) for t in kills)
+    assert kills and all(
+        re.search(r"^Your kill of \w+ is scored when the hand ends, by the card .+: −?\d", t, re.M) for t in kills
+    )
     for variant in ("duel", "duel3", "trio"):
         seen, _ = played[variant]
         ends = [t for *_, t in seen if "Points this hand:" in t]
