@@ -283,6 +283,7 @@ def test_mckay_beats_offer_one_kill_and_say_when_a_hand_is_scored(played):
     )
     for variant in ("duel", "duel3", "trio"):
         seen, _ = played[variant]
+        assert not any("Mafia alive" in t for *_, t in seen), variant  # part of the deck is dealt: no count
         ends = [t for *_, t in seen if "Points this hand:" in t]
         assert ends and all(re.search(r"^  - You: .+[+−\d]\.$", t, re.M) for t in ends), variant
 

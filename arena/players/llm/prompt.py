@@ -328,8 +328,10 @@ class Conversation:
         shown = feedback is not None and any(e["type"] == "rejected" and e["data"].get("reason") == feedback for e in rendered)
         table = getattr(request, "table", None)
         team = team_of(view.events)
-        mafia = public_mafia(table.deck, view.events, me=self.me, role=request.role, team=team) if table is not None else None
         variant = table.variant if table is not None else self.variant
+        mafia = None  # McKay's games deal part of the deck each hand: no count of the living mafia
+        if table is not None and variant not in ("duel", "duel3", "trio"):
+            mafia = public_mafia(table.deck, view.events, me=self.me, role=request.role, team=team)
         text = self._template("decisions", request.group or None).render(
             me=self.me,
             mafia=mafia,

@@ -121,6 +121,7 @@ class Trio(McKayGame):
             where = "in hand" if slot is None else "on " + ("you" if slot == player else slot.replace("_", " "))
             spots.append(f"{'your' if name == player else name + chr(39) + 's'} card {where}")
         declared = f" Declared cop: {', '.join(self.declarers)}." if self.declarers else ""
+        spots[0] = spots[0][:1].upper() + spots[0][1:]  # "Your card in hand; …" opens a sentence
         return "; ".join(spots) + "." + declared
 
     def _ask_round1(self) -> list[DecisionRequest]:
