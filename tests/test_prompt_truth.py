@@ -176,6 +176,8 @@ def test_a_seat_is_you_in_its_own_question(played, variant):
         part = unquoted(question_part(text))
         hit = re.search(rf"\b{seat}\b,? {SELF_VERBS}\b|\bnot {seat}\b|\b{seat}'s\b|\bon {seat}\b", part)
         assert hit is None, f"{variant} {seat} ({role}, {group}) named in the third person: {hit.group(0)!r}\n{part}"
+        legal = unquoted(text).split("\nLegal now", 1)[-1]  # the legal answers: "not you: …", never "not Ann"
+        assert not re.search(rf"\bnot {seat}\b", legal), f"{variant} {seat}: excluded by name in its own answers"
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

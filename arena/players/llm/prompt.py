@@ -174,10 +174,10 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
     }
 
 
-def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
+def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, Any]:
     excluded: dict[str, list[str]] = {}  # one reason, the names it excludes (in seat order)
     for who, why in spec.forbidden.items():
-        excluded.setdefault(why, []).append(str(who))
+        excluded.setdefault(why, []).append("you" if who == me else str(who))  # the seat is "you" in its question
     return {
         "name": name,
         "choices": list(spec.choices) if spec.choices is not None else None,
@@ -200,7 +200,7 @@ def request_context(request: DecisionRequest, fixed: bool = True) -> dict[str, A
         unused = [name for name in (outer.fields if outer is not None else ()) if name not in option.fields]
         options.append({
             "kind": option.kind,
-            "fields": [_field(option.kind, name, spec) for name, spec in option.fields.items()],
+            "fields": [_field(option.kind, name, spec, request.player) for name, spec in option.fields.items()],
             "unused": unused,
             "talk": request.talk is not None,
             "silenced": request.talk is None and wide is not None and option.kind in wide.talk,
