@@ -633,7 +633,7 @@ def is_mode_probe(body: dict[str, Any]) -> bool:
     """A request of the check's mode probe (a duel's first beat, arena/players/llm/modes.py), not of a game."""
     first = (body.get("messages") or [{}])[0]
     system = _text_of(body.get("system") if "system" in body else first.get("content"))
-    return re.search(r"Seats in order: \w+, \w+\.\n", system) is not None
+    return system.startswith("This is a connection check before a game")  # prompts/system/_probe.j2
 
 
 def game_calls(log: list[dict[str, Any]]) -> list[dict[str, Any]]:

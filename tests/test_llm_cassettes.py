@@ -72,8 +72,9 @@ def test_one_decision_through_the_sdk(provider, monkeypatch):
         if RECORD == "real":
             spec = f"{provider}:{MODELS[provider]}"
         elif RECORD == "loopback":
-            # a seed whose random answers are legal: the stand-in picks among all of the seat's fixed tools
-            server = stack.enter_context(FakeModelServer(seed=5))
+            # a seed whose random answers are legal: the stand-in picks among all of the seat's fixed tools,
+            # drawn from the request's digest, so a changed prompt may need another seed when re-recorded
+            server = stack.enter_context(FakeModelServer(seed=75))
             spec = f"{provider}:{MODELS[provider]}@{server.openai_url if provider == 'openai' else server.anthropic_url}"
         else:  # replay: nothing listens here, every byte comes from the cassette
             spec = f"{provider}:{MODELS[provider]}@http://127.0.0.1:9" + ("/v1" if provider == "openai" else "")

@@ -32,8 +32,42 @@ class Sent:
     def heading(self, seat: str, number: int, total: int, decision: int) -> str:
         if self.belief:
             return f"=== {seat}: call {number} of {total} (belief question of day {self.day}, beside the game) ==="
-        where = f"request {self.request}, day {self.day}, {self.phase}" + (f", try {self.attempt}" if self.attempt > 1 else "")
+        where = f"request {self.request}, {when_words(self.day, self.phase)}" + (
+            f", try {self.attempt}" if self.attempt > 1 else ""
+        )
         return f"=== {seat}: call {number} of {total} (decision {decision}: {where}) ==="
+
+
+#: a decision's group (or, in older records, its phase) in the words a reader knows
+GROUP_WORDS = {
+    "night_kill": "the night shot",
+    "check": "the night check",
+    "heal": "the doctor's save",
+    "visit": "the mistress's visit",
+    "mafia_channel": "the mafia channel",
+    "channel": "the mafia channel",
+    "night": "the night",
+    "discussion": "a discussion turn",
+    "verdict": "a yes-or-no vote",
+    "vote": "a vote",
+    "defence": "a defence",
+    "floor": "a floor speech",
+    "last_words": "last words",
+    "beat": "a beat",
+    "soliloquy": "the soliloquy",
+    "soliloquy_reply": "continue or retract",
+    "judge": "the ruling on who killed first",
+}
+NIGHT_GROUPS = frozenset({"night_kill", "check", "heal", "visit", "mafia_channel", "channel", "night", "night_roles"})
+HAND_GROUPS = frozenset({"beat", "soliloquy", "soliloquy_reply", "judge", "round1", "round2"})
+
+
+def when_words(day: Any, group: str) -> str:
+    """``night 1, the night shot``, ``day 2, a discussion turn``, ``hand 3, a beat``: every variant here
+    numbers a night by the day it belongs to (classic's and village's night N follows day N, cove's
+    comes before day N), and a McKay game's "day" is its hand."""
+    unit = "night" if group in NIGHT_GROUPS else "hand" if group in HAND_GROUPS else "day"
+    return f"{unit} {day}, {GROUP_WORDS.get(group, group.replace('_', ' '))}"
 
 
 def _seat(transcript: Any, name: str) -> str:

@@ -386,24 +386,65 @@ def fate_text(cause: str, day: int, phase: str) -> str:
     return f"{verb} on {'night' if phase in NIGHT_PHASES else 'day'} {day}"
 
 
-# ---- the public mafia count -------------------------------------------------------------------------
-def public_mafia(deck: Any, events: Any) -> str | None:
-    """How many mafia are alive as the whole table can tell: the mafia cards dealt (``deck``:
-    ``(card, count)`` pairs, public in every variant) minus the deaths whose card was shown as
-    mafia; deaths with a hidden card leave a range. None when the deck deals no mafia card."""
-    dealt = sum(n for card, n in deck or () if card == "mafia")
-    if not dealt:
-        return None
-    shown = hidden = 0
-    for event in events:
-        if event.type == "death" and event.to is None:
-            if event.data.get("role") is None:
-                hidden += 1
-            elif event.data.get("role") == "mafia":
-                shown += 1
+# ---- the mafia count a seat is shown ---------------------------------------------------------------
+#: the cards whose living count a seat of a day/night game is shown (cove deals a maniac too)
+COUNTED_CARDS = (("mafia", "Mafia"), ("maniac", "Maniac"))
+
+
+def _alive_line(card: str, word: str, dealt: int, deaths: list[Event], me: str | None, known: set[str], floor: int) -> str:
+    """One card's living count: exact, with names, when the seat knows every holder (its own
+    card and its team); else the table's count, a range when a card was not shown (``floor``:
+    holders the seat knows alive)."""
+    dead = {str(e.data.get("player")) for e in deaths}
+    if known:
+        alive = [n for n in sorted(known, key=lambda n: (n != me, n)) if n not in dead]
+        named = and_list("you" if n == me else n for n in alive)
+        return f"{word} alive: {len(alive)}" + (f" — {named}." if alive else ".")
+    shown = sum(1 for e in deaths if e.data.get("role") == card)
+    hidden = sum(1 for e in deaths if e.data.get("role") is None)
     most = dealt - shown
-    least = max(0, most - hidden)
-    dead = f"{shown} shown dead" if shown else "none shown dead"
+    least = max(floor, most - hidden)
+    shown_words = f"{shown} shown dead" if shown else "none shown dead"
     if least == most:
-        return f"Mafia alive: {most} ({dealt} dealt, {dead})."
-    return f"Mafia alive: {least} to {most} ({dealt} dealt, {dead}; {plural(hidden, 'death')} with the card not shown)."
+        return f"{word} alive: {most} ({dealt} dealt, {shown_words})."
+    return f"{word} alive: {least} to {most} ({dealt} dealt, {shown_words}; {plural(hidden, 'death')} with the card not shown)."
+
+
+def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | None = None, team: Any = ()) -> str | None:
+    """How many mafia (and, in cove, maniacs) are alive, as this seat can tell.
+
+    The table's count: the cards dealt (``deck``: ``(card, count)`` pairs, public in every variant
+    here) minus the public deaths whose card was shown; deaths with a hidden card leave a range.
+    A seat that knows every holder says the exact count with the names: a mafia seat told its
+    ``team`` (the living mafia when they met), a maniac (``role``) about himself. A mafia seat
+    not yet told its partners counts itself: at least one is alive while it is. None when the
+    deck deals none of these cards."""
+    counts = dict((card, n) for card, n in deck or ())
+    deaths = [e for e in events if e.type == "death" and e.to is None]
+    lines = []
+    for card, word in COUNTED_CARDS:
+        dealt = counts.get(card, 0)
+        if not dealt:
+            continue
+        known: set[str] = set()
+        if card == "mafia" and role == "mafia" and team:
+            known = {str(n) for n in team}
+        elif role == card and dealt == 1 and me is not None:
+            known = {me}
+        mine = role == card and me is not None and all(e.data.get("player") != me for e in deaths)
+        lines.append(_alive_line(card, word, dealt, deaths, me, known, 1 if mine else 0))
+    return " ".join(lines) or None
+
+
+# ---- today's nominations (cove) ------------------------------------------------------------------
+def nominations_today(events: Any) -> list[tuple[str, list[str]]]:
+    """Today's public nominations, most nominated first: ``[("Bob", ["Ann", "Cid"]), …]`` (the
+    events since the last day began; ties keep the order of the first nomination)."""
+    events = list(events)
+    start = max((i for i, e in enumerate(events) if e.type == "day" and e.to is None), default=0)
+    by: dict[str, list[str]] = {}
+    for event in events[start:]:
+        nominee = event.data.get("nominate") if event.type == "speech" and event.to is None else None
+        if nominee and event.actor:
+            by.setdefault(str(nominee), []).append(event.actor)
+    return sorted(by.items(), key=lambda item: -len(item[1]))

@@ -13,7 +13,11 @@ what it has seen:
 Everything it reads is public (accusations, deaths) or known to every partner (who the partners
 are), so a non-bot partner's accusation leads the bots exactly as a bot's does. A person reads it
 on the night screen and a model in its night question (``prompts/blocks/team_shot.j2``), with
-the player it names right now.
+the player it names right now; and since a day's accusation picks the night's shot, it is told
+with the team reveal (:func:`team_rule`) and reminded in every day question (:func:`day_note`).
+
+Village's and cove's mafia talk on a channel instead; bot partners there follow the first
+pointing (:data:`CHANNEL_RULE`), which every mafia seat is told the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +33,48 @@ CONVENTION = (
     "a player, the one named by the latest accusation anyone made; if nobody has accused a living player, "
     "the first living player (not one of you) who spoke today, or on the latest earlier day one spoke"
 )
+
+
+#: how bot partners point on a mafia channel (village, cove): ``DayNightBot.channel``
+CHANNEL_RULE = (
+    "partners are asked in seat order, and bot partners follow the first pointing: each points at the "
+    "player named most so far this round (a tie: the one named first), at the night's first pointing "
+    "when a new round starts, and chooses for itself only when nobody has pointed yet tonight"
+)
+#: the variants whose mafia shoot in silence by :data:`CONVENTION` (the others talk on a channel)
+SILENT_SHOT = frozenset({"classic"})
+CHANNEL = frozenset({"village", "cove"})
+#: a day/night game's questions asked by day (the day's accusation picks the night's shot)
+DAY_GROUPS = frozenset({"discussion", "verdict", "vote", "defence", "floor", "last_words"})
+
+
+def team_rule(variant: str | None) -> str | None:
+    """What a mafia seat is told with its team: how the team picks its victim (None: no rule)."""
+    if variant in SILENT_SHOT:
+        return (
+            f"Your team's night shot follows one rule that every partner, bot or not, applies: {CONVENTION}. "
+            "So by day your accusation also names your team's shot."
+        )
+    if variant in CHANNEL:
+        return f"On the night channel {CHANNEL_RULE}."
+    return None
+
+
+def day_note(variant: str | None, group: str, role: str, events: Sequence[Event], alive: Iterable[str], me: str) -> str | None:
+    """The reminder in a day question of a mafia seat in a silent-shot game: its accusation also
+    names the team's shot, and whom the rule names now (None for any other question)."""
+    if variant not in SILENT_SHOT or role != "mafia" or group not in DAY_GROUPS:
+        return None
+    alive = tuple(alive)
+    team, named = lead_in_view(events, alive)
+    if not [n for n in team if n != me and n in alive]:
+        return None  # alone: nobody to agree with
+    now = f"right now it names {named}" if named else "right now it names nobody"
+    return (
+        "Your accusation also names your team's shot: tonight each of you shoots the player named by your "
+        f"team's latest accusation of a living player outside the team (else the latest anyone made, else the first "
+        f"outsider to speak); {now}."
+    )
 
 
 def accusations(events: Iterable[Event]) -> list[tuple[str, str]]:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import KINDS, ActionBase, DecisionRequest, View
+from arena.engine import KINDS, ActionBase, DecisionRequest, Event, View
+from arena.engine.wording import public_mafia
 from arena.players.base import Beat
+from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_note_text, team_of, team_rule
 
 TIMEOUT_THOUGHT = "no answer in time: the default was played"
 
@@ -42,6 +44,40 @@ def default_answer(request: DecisionRequest, seed: int | str) -> ActionBase:
         if spec.choices:
             values[name] = spec.choices[rng.randrange(len(spec.choices))]
     return KINDS[option.kind](**values)
+
+
+def seat_notes(request: DecisionRequest, events: Sequence[Event], me: str) -> list[str]:
+    """What the terminal says beside a question, for the page's panel: the mafia count as this seat
+    knows it, and a mafia seat's rule for the team's victim (the night shot with the player it names
+    now, the day's reminder that an accusation names the shot, the channel's order and bots' choice)."""
+    table = request.table
+    variant = table.variant if table is not None else None
+    notes: list[str] = []
+    if table is not None and variant not in MCKAY:
+        count = public_mafia(table.deck, events, me=me, role=request.role, team=team_of(events))
+        if count:
+            notes.append(count)
+    team = team_note(request.group, request.role, events, request.alive, me)
+    if team is not None:
+        notes.append(team_note_text(team))
+    day = day_note(variant, request.group, request.role, events, request.alive, me)
+    if day is not None:
+        notes.append(day)
+    if request.group == "mafia_channel":
+        notes.append(f"On the night channel {CHANNEL_RULE}.")
+    return notes
+
+
+def page_rules(variant: str | None, options: Mapping[str, Any], events: Sequence[Event]) -> dict[str, str | None]:
+    """Standing text for a seat's page: McKay's point tables (the rows the models read) and, for a
+    mafia seat told its team, how the team picks its victim."""
+    from arena.players.human.screen import rules_summary  # the prompts' own blocks, as `help` shows them
+
+    scoring = rules_summary(variant, options, "scoring") if variant in MCKAY else None
+    return {"scoring": scoring, "team_rule": team_rule(variant) if team_of(events) else None}
+
+
+MCKAY = frozenset(("duel", "duel3", "trio"))
 
 
 @dataclass(slots=True)

@@ -34,7 +34,7 @@ from arena.engine.events import PUBLIC
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
 from arena.players.registry import BUILTIN, SpecError, make_player, network_seats, seat_modes
-from arena.players.web import WebSeat
+from arena.players.web import WebSeat, page_rules, seat_notes
 from arena.run.config import ConfigError, first_error, load_config, parse_config, seat_specs
 from arena.run.transcript import TranscriptError, TranscriptWriter, dumps, read_transcript
 from arena.run.wallclock import DEFAULT_BEAT_SECONDS, ClockError, WallClock
@@ -497,6 +497,7 @@ class Table:
             "claims": claims_allowed(request),
             "claim_roles": list(table.claim_roles) if table is not None else [],
             "feedback": posed.feedback,
+            "notes": seat_notes(request, self.game.view(seat).events, seat),
             "left": None if posed.deadline is None else round(max(0.0, posed.deadline - now), 3),
         }
 
@@ -513,6 +514,7 @@ class Table:
             "lines": lines,
             "times": times,
             "decision": self.decision_for(seat),
+            "rules": page_rules(self.variant, self.game.options.model_dump(mode="json"), self.game.view(seat).events),
             "beat": beat_json(web.beat if web is not None else self.beat, now),
             "over": self.over,
             "state": self.state,

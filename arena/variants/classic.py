@@ -139,14 +139,20 @@ class Classic(Game):
         )  # fmt: skip
         return passed
 
-    def _verdict_requests(self, vote: str) -> list[DecisionRequest]:
-        question = (
-            f"{self.accuser} accused {self.accused}. Vote yes to charge {self.accused}, no to clear."
+    def _verdict_question(self, voter: str, vote: str) -> str:
+        """The vote in the voter's own words: "You accused Fay" to the accuser."""
+        accuser = "You" if voter == self.accuser else self.accuser
+        return (
+            f"{accuser} accused {self.accused}. Vote yes to charge {self.accused}, no to clear."
             if vote == "charge"
             else f"{self.accused} is charged. Vote yes to execute {self.accused}, no to spare."
         ) + " Everyone votes at the same time: nobody sees another vote before casting their own."
+
+    def _verdict_requests(self, vote: str) -> list[DecisionRequest]:
         return [
-            self.request(n, question, VERDICT_ONLY, group="verdict", default=NO, vote=vote, accused=self.accused)
+            self.request(
+                n, self._verdict_question(n, vote), VERDICT_ONLY, group="verdict", default=NO, vote=vote, accused=self.accused
+            )
             for n in self._voters()
         ]
 
@@ -276,7 +282,7 @@ class Classic(Game):
             requests.append(
                 self.request(
                     shooter,
-                    "Night: shoot one living player or hold fire (null). The kill needs more than "
+                    "Night: shoot one living player or hold fire. The kill needs more than "
                     "half of the living mafia on the same target. No talking.",
                     (Option("kill", {"target": spec}),),
                     group="night_kill",

@@ -418,7 +418,11 @@ class Cove(Game):
         legal = self.targets(exclude=forbidden)
         if legal:
             option = Option("speak", {"nominate": names_spec(legal, forbidden=forbidden)})
-            immune = f"not {self.immune}, immune today" if self.immune is not None else "nobody is immune today"
+            immune = (
+                "nobody is immune today" if self.immune is None
+                else "you are immune today" if self.immune == speaker
+                else f"not {self.immune}, immune today"
+            )  # fmt: skip
             question = f"Your speech. You must nominate one living player (not yourself; {immune})."
         else:
             option = Option("speak")
@@ -448,9 +452,9 @@ class Cove(Game):
     def _ask_vote(self) -> list[DecisionRequest]:
         names = ", ".join(self.candidates)
         question = {
-            "vote": f"Vote for one nominee ({names}) or abstain (null). The single highest count leaves the game.",
-            "revote": f"Revote among the tied ({names}), or abstain (null). A tie of three or more again: nobody leaves.",
-            "runoff_vote": f"Revote between {names}, or abstain (null). A tie goes to a vote on whether both leave.",
+            "vote": f"Vote for one nominee ({names}) or abstain. The single highest count leaves the game.",
+            "revote": f"Revote among the tied ({names}), or abstain. A tie of three or more again: nobody leaves.",
+            "runoff_vote": f"Revote between {names}, or abstain. A tie goes to a vote on whether both leave.",
         }[self.phase] + " Everyone votes at the same time: nobody sees another vote before casting their own."
         spec = names_spec(self.candidates, nullable=True)
         return [
@@ -524,7 +528,8 @@ class Cove(Game):
         first, second = self.candidates
         return [
             self.request(
-                n, f"The revote between {first} and {second} tied. Vote yes for both to leave the game, no for both "
+                n, f"The revote between {'you' if n == first else first} and {'you' if n == second else second} tied. "
+                "Vote yes for both to leave the game, no for both "
                 "to stay; both leave with more than half of the living players voting yes. Everyone votes at the "
                 "same time: nobody sees another vote before casting their own.",
                 VERDICT_ONLY, group="verdict", default=NO, vote="both_leave", candidates=list(self.candidates),

@@ -276,14 +276,25 @@ class Village(Game):
         self.public("speech", actor=self.accused, kind="defence", **self.said(answers[self.accused]))
         self.phase = "verdict"
 
-    def _ask_verdict(self) -> list[DecisionRequest]:
-        question = (
-            f"{self.accused} is on trial. Vote yes for guilty, no for innocent; guilty needs more guilty than innocent votes. "
+    def _verdict_question(self, voter: str) -> str:
+        """The trial's vote in the voter's own words: the accused votes too."""
+        on_trial = "You are on trial; you vote too." if voter == self.accused else f"{self.accused} is on trial."
+        return (
+            f"{on_trial} Vote yes for guilty, no for innocent; guilty needs more guilty than innocent votes. "
             "Everyone votes at the same time: nobody sees another vote before casting their own."
         )
+
+    def _ask_verdict(self) -> list[DecisionRequest]:
         return [
             self.request(
-                n, question, VERDICT_ONLY, group="verdict", default=NO, vote="guilty", accused=self.accused, tally=self.tally()
+                n,
+                self._verdict_question(n),
+                VERDICT_ONLY,
+                group="verdict",
+                default=NO,
+                vote="guilty",
+                accused=self.accused,
+                tally=self.tally(),
             )
             for n in self.alive
         ]

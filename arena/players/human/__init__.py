@@ -32,7 +32,7 @@ from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
 from arena.engine.wording import and_list, describe_action
 from arena.players.base import Beat, StopGame
-from arena.players.convention import team_note, team_note_text
+from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_note_text, team_rule
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
@@ -160,6 +160,10 @@ class HumanPlayer:
                 self._part_lines += 1
             if event.type == "hand_over" and event.to is None and not self._skipping:
                 self._out(hand_table(event.data))
+            if event.type == "team" and event.to is not None and not self._skipping:
+                rule = team_rule(self.variant)  # how the team picks its victim: told with the team
+                if rule is not None:
+                    self._print(Text(rule, style=PRIVATE))
             if event.type == "role" and event.data.get("team") == "mafia" and self._day_first():
                 self._print(Text("The mafia meet on the first night: that is when you learn your partners.", style=PRIVATE))
             if event.type == "morning" and event.to is None and not self._skipping:
@@ -235,10 +239,7 @@ class HumanPlayer:
         draft = self._drafts.setdefault(request.id, Draft())
         self._request, self._entries = request, move_entries(request)
         if feedback is None:
-            self._show(request)
-            team = team_note(request.group, request.role, view.events, request.alive, self.name)
-            if team is not None:  # a silent shot: who the partners are and how the team agrees
-                self._out(Text(team_note_text(team), style="bold"))
+            self._show(request, notes=self._mafia_notes(request, view))
         else:
             self._complain(f"Not accepted: {feedback}")
             self._show(request, panel=False)
@@ -478,7 +479,8 @@ class HumanPlayer:
             assert isinstance(item, str)
             command = norm(item).lstrip("/")
             if command in ("help", "?"):
-                self._out(help_text(self.variant, self.options))
+                rule = team_rule(self.variant) if self.know.team == "mafia" and self.know.members else None
+                self._out(help_text(self.variant, self.options, rule))
             elif command == "log":
                 self._print_log()
             elif command == "table":
@@ -552,7 +554,23 @@ class HumanPlayer:
         self.close()
 
     # ---- printing -------------------------------------------------------------------------------
-    def _show(self, request: DecisionRequest, *, panel: bool = True) -> None:
+    def _mafia_notes(self, request: DecisionRequest, view: View) -> list[str]:
+        """A mafia seat's rule for its team's victim, beside the question (the words a model reads):
+        at a silent shot the partners, the rule and whom it names; by day that an accusation also
+        names the shot; on a channel the order asked and how bot partners point."""
+        notes = []
+        team = team_note(request.group, request.role, view.events, request.alive, self.name)
+        if team is not None:
+            notes.append(team_note_text(team))
+        variant = request.table.variant if request.table is not None else self.variant
+        note = day_note(variant, request.group, request.role, view.events, request.alive, self.name)
+        if note is not None:
+            notes.append(note)
+        if request.group == "mafia_channel":
+            notes.append(f"On the night channel {CHANNEL_RULE}.")
+        return notes
+
+    def _show(self, request: DecisionRequest, *, panel: bool = True, notes: Sequence[str] = ()) -> None:
         """The table, the question and the menu; in a run of beats only what changed since the
         last beat (the beat's line already says which one it is), so a person reads it in time."""
         entries = self._entries
@@ -566,6 +584,8 @@ class HumanPlayer:
             self._out(status_panel(request, self.know))  # a box is drawn to the width: never soft-wrapped (cut)
         if not beat or first_beat or question != self._last_question or not panel:
             self._print(Text(question, style="bold"))
+        for note in notes:
+            self._print(Text(note, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):
             self._print(line)
         menu_again = not beat or first_beat or labels != self._last_menu or not panel  # a hand's first beat shows it

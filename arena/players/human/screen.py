@@ -26,6 +26,7 @@ from arena.engine.wording import (
     claim_text,
     describe_action,
     face_down,
+    nominations_today,
     plain_action,
     plural,
     private_line,
@@ -35,6 +36,7 @@ from arena.engine.wording import (
     spaced,
 )
 
+MCKAY = frozenset(("duel", "duel3", "trio"))  # the games scored in points by tables
 SECRET_KINDS = frozenset(("kill", "check", "heal", "visit"))  # own answers whose effect stays hidden
 PHASE_WORDS = {  # a phase as the status panel names it ("" = the heading already says it)
     "round1": "",
@@ -56,6 +58,7 @@ class Knowledge:
     role: str | None = None
     team: str | None = None
     mates: tuple[str, ...] = ()
+    members: tuple[str, ...] = ()  # the team as told (with this seat): the exact mafia count
     revealed: dict[str, str] = field(default_factory=dict)
     scores: dict[str, int] = field(default_factory=dict)
     hand: int | None = None  # McKay's games: the hand being played
@@ -66,7 +69,8 @@ class Knowledge:
         if event.type == "role" and event.audience == f"player:{self.me}":
             self.role, self.team = data.get("role"), data.get("team")
         elif event.type == "team":
-            self.mates = tuple(n for n in data.get("members", ()) if n != self.me)
+            self.members = tuple(data.get("members", ()))
+            self.mates = tuple(n for n in self.members if n != self.me)
         elif event.type == "hand":
             self.hand = data.get("number")
             self.revealed = {}
@@ -141,7 +145,9 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
     if know.mates:
         card.append(f" · with {', '.join(know.mates)}")
     parts = [seats, card]
-    mafia = public_mafia(request.table.deck, know.deaths) if request.table is not None and know.hand is None else None
+    mafia = None
+    if request.table is not None and know.hand is None:
+        mafia = public_mafia(request.table.deck, know.deaths, me=know.me, role=request.role, team=know.members)
     if mafia is not None and request.group != "beat":
         parts.append(Text(mafia, style="dim"))
     phase = PHASE_WORDS.get(request.phase, spaced(request.phase))
@@ -164,8 +170,9 @@ def prompts_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[3] / "prompts"
 
 
-def rules_summary(variant: str | None, options: Mapping[str, Any] | None = None) -> str | None:
-    """The variant's rules summary: the ``rules`` block of ``prompts/system/<variant>.j2``."""
+def rules_summary(variant: str | None, options: Mapping[str, Any] | None = None, block_name: str = "rules") -> str | None:
+    """The variant's rules summary: the ``rules`` block of ``prompts/system/<variant>.j2`` (or
+    another block of it: ``scoring``, McKay's point tables, the very rows the models read)."""
     import jinja2
 
     directory = prompts_dir()
@@ -174,18 +181,23 @@ def rules_summary(variant: str | None, options: Mapping[str, Any] | None = None)
         name = "system/_default.j2"
     try:
         from arena.players.llm.prompt import make_env  # the prompts' own filters
+        from arena.players.llm.rulebook import payoffs
 
         template = make_env(directory).get_template(name)
-        block = template.blocks.get("rules")
+        block = template.blocks.get(block_name)
         if block is None:
             return None
-        text = "".join(block(template.new_context({"options": dict(options or {}), "variant": variant or ""})))
+        context = {"options": dict(options or {}), "variant": variant or "", "payoffs": payoffs(variant)}
+        text = "".join(block(template.new_context(context)))
     except (jinja2.TemplateError, OSError):
         return None
     paragraphs: list[str] = []
     for line in text.replace("`", "").splitlines():  # re-flow the hard-wrapped bullets
         words = line.strip()
-        if words and paragraphs and paragraphs[-1] and not words.startswith("- "):
+        if words.startswith("#"):  # the prompt's own heading: the screen gives its own
+            continue
+        row = paragraphs and paragraphs[-1].startswith("- ") and paragraphs[-1][-1:].isdigit()  # a table's row ends
+        if words and paragraphs and paragraphs[-1] and not words.startswith("- ") and not row:
             paragraphs[-1] += " " + words
         else:
             paragraphs.append(words)
@@ -220,10 +232,19 @@ def match_length(variant: str | None, options: Mapping[str, Any], seconds: float
     return f"The match: {shape} × {seconds:g} s ≈ {span} at most (a hand ends sooner at a kill or {sooner})."
 
 
-def help_text(variant: str | None, options: Mapping[str, Any]) -> Group:
+def help_text(variant: str | None, options: Mapping[str, Any], team_rule: str | None = None) -> Group:
+    """The rules, McKay's point tables, the mafia's rule for a mafia seat (``team_rule``), the
+    house rules and the commands."""
     rules = rules_summary(variant, options)
     parts: list[Any] = [Text(f"Rules of {variant or 'this game'}", style="bold")]
     parts.append(Text(in_words(rules) if rules else "No summary found: every question lists its legal answers."))
+    scoring = rules_summary(variant, options, "scoring") if variant in MCKAY else None
+    if scoring:
+        parts.append(Text("Scoring (points per hand)", style="bold"))
+        parts.append(Text(in_words(scoring)))
+    if team_rule:
+        parts.append(Text("Your team's rule (mafia only)", style="bold"))
+        parts.append(Text(team_rule))
     house = house_rules(variant, options)
     if house:
         parts.append(Text("House rules", style="bold"))
@@ -314,15 +335,8 @@ def _today(events: Sequence[Event]) -> list[Event]:
 
 def nomination_tally(events: Sequence[Event]) -> str | None:
     """Today's nominations (cove), most nominated first: 'Bob 2 (Ann, Cid) · Eve 1 (Dee)'."""
-    by: dict[str, list[str]] = {}
-    for event in _today(events):
-        nominee = event.data.get("nominate") if event.type == "speech" else None
-        if nominee and event.actor:
-            by.setdefault(str(nominee), []).append(event.actor)
-    if not by:
-        return None
-    ranked = sorted(by.items(), key=lambda item: -len(item[1]))
-    return " · ".join(f"{name} {len(who)} ({', '.join(who)})" for name, who in ranked)
+    ranked = nominations_today(events)
+    return " · ".join(f"{name} {len(who)} ({', '.join(who)})" for name, who in ranked) or None
 
 
 def accusation_tally(tally: Mapping[str, Sequence[str]]) -> str:
@@ -413,8 +427,9 @@ def in_words(text: str) -> str:
     return " ".join(spaced(word) if "_" in word else word for word in text.split(" "))
 
 
-def hand_table(data: Mapping[str, Any]) -> Table:
-    """The score table after a hand of McKay's games (a ``hand_over`` event): cards, points, bonus, total."""
+def hand_table(data: Mapping[str, Any]) -> Group:
+    """The score table after a hand of McKay's games (a ``hand_over`` event): cards, points, bonus,
+    total; then one line per player saying how the tables gave those points (``why``)."""
     table = Table(title=f"after hand {data.get('number')}", title_justify="left", show_edge=False, pad_edge=False)
     for column in ("seat", "card", "points", "bonus", "score"):
         table.add_column(column, justify="left" if column in ("seat", "card") else "right")
@@ -423,4 +438,9 @@ def hand_table(data: Mapping[str, Any]) -> Table:
         table.add_row(
             name, str(card), signed_number(points.get(name, 0)), str(bonus.get(name, "")), signed_number(scores.get(name, 0))
         )
-    return table
+    why = data.get("why") or {}
+    lines = [Text.assemble((f"  {name}: ", "bold"), str(reason)) for name, reason in why.items()]
+    note = Text(
+        "points: this hand's, by the tables (help shows them); bonus: after the hand; score: the match total", style="dim"
+    )
+    return Group(table, *lines, note)

@@ -16,9 +16,10 @@ APIs keep their known modes and are not asked.
 
 Why a real decision, not a feature list: servers do not say what they ignore (a ``tools`` request
 answered in prose is a 200), and what matters is whether *this model* on *this server* gives a
-legal action. The probe seat uses the short system prompt (the local models' one) without the
-variant's rules summary: the question is the server's, not the model's skill, and the prompt the
-server must evaluate first is half as long. A server that answers ``tools`` with ``tool_choice: "required"``
+legal action. The probe seat's system prompt says it is a connection check with a practice duel
+(``prompts/system/_probe.j2``), with no rules summary and no fact of the game to come: the question is
+the server's, not the model's skill, the prompt the server must evaluate first is short, and
+nothing in it is untrue whatever the game is. A server that answers ``tools`` with ``tool_choice: "required"``
 in prose does not enforce ``tool_choice``, so ``tools (auto)`` — the same request to it — is not
 asked. Cost: one decision per mode tried, mostly one evaluation of the probe's prompt (docs/llm.md
 has the times).
@@ -148,10 +149,12 @@ async def try_mode(player: Any, mode: str) -> str | None:
         }
     )
     game, request = probe_game(player.name)
-    # no variant: the rules summary stays out (the question states every legal answer), a third of
-    # the prompt the server evaluates before it answers
-    seat = LLMPlayer(player.name, quick, key=getattr(player, "_key", None), spec=getattr(player, "spec", ""), variant=None,
+    # the duel it is, said to be a connection check (prompts/system/_probe.j2): no rules summary
+    # (the question states every legal answer), and no fact of the game to come, which may be
+    # another variant at another table size
+    seat = LLMPlayer(player.name, quick, key=getattr(player, "_key", None), spec=getattr(player, "spec", ""), variant="duel",
                      options=game.options.model_dump(mode="json"))  # fmt: skip
+    seat.conversation.system_name = "_probe"
     feedback = None
     why: str | None = "no answer"
     for _ in range(2):

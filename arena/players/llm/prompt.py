@@ -31,10 +31,10 @@ from typing import Any
 import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
-from arena.engine.wording import public_mafia
-from arena.players.convention import team_note, team_of
+from arena.engine.wording import nominations_today, public_mafia
+from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_of, team_rule
 
-from .rulebook import payoffs
+from .rulebook import card_words, payoffs
 
 PROMPTS_ENV = "ARENA_PROMPTS"
 NO_ANSWER = "(No answer reached the moderator: the connection to the model failed.)"
@@ -174,10 +174,10 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
     }
 
 
-def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
+def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, Any]:
     excluded: dict[str, list[str]] = {}  # one reason, the names it excludes (in seat order)
     for who, why in spec.forbidden.items():
-        excluded.setdefault(why, []).append(str(who))
+        excluded.setdefault(why, []).append("you" if who == me else str(who))  # the seat is "you" in its question
     return {
         "name": name,
         "choices": list(spec.choices) if spec.choices is not None else None,
@@ -200,7 +200,7 @@ def request_context(request: DecisionRequest, fixed: bool = True) -> dict[str, A
         unused = [name for name in (outer.fields if outer is not None else ()) if name not in option.fields]
         options.append({
             "kind": option.kind,
-            "fields": [_field(option.kind, name, spec) for name, spec in option.fields.items()],
+            "fields": [_field(option.kind, name, spec, request.player) for name, spec in option.fields.items()],
             "unused": unused,
             "talk": request.talk is not None,
             "silenced": request.talk is None and wide is not None and option.kind in wide.talk,
@@ -276,9 +276,11 @@ class Conversation:
         self.messages: list[dict[str, Any]] = []
         self.seen = 0  # events of the view already rendered
         self.last_alive: list[str] | None = None  # repeated only when it changed
+        self.last_mafia: str | None = None  # the mafia count: every night, by day when it changed
         self.last_schema = ""
         self.groups_seen: set[str] = set()  # a group's standing guidance is given once
         self.call_request: int | None = None  # the request the last tool call answered
+        self.system_name: str | None = None  # another system template (the check before a game: "_probe")
 
     def _template(self, kind: str, name: str | None) -> jinja2.Template:
         candidates = [f"{kind}/{name}.j2"] if name else []
@@ -288,7 +290,7 @@ class Conversation:
         """Render the system prompt (once) from the first request's public table."""
         table = getattr(request, "table", None)
         wide = getattr(request, "repertoire", None)
-        self.system = _tidy(self._template("system", self.variant).render(
+        self.system = _tidy(self._template("system", self.system_name or self.variant).render(
             me=self.me, seats=list(request.seats), variant=self.variant or "", options=self.options, mode=self.mode,
             short=self.short, deck=list(table.deck) if table is not None else [],
             claim_roles=list(table.claim_roles) if table is not None else [],
@@ -325,7 +327,11 @@ class Conversation:
             reported = outcome(self.call_request, rendered)[1]
         shown = feedback is not None and any(e["type"] == "rejected" and e["data"].get("reason") == feedback for e in rendered)
         table = getattr(request, "table", None)
-        mafia = public_mafia(table.deck, view.events) if table is not None else None
+        team = team_of(view.events)
+        variant = table.variant if table is not None else self.variant
+        mafia = None  # McKay's games deal part of the deck each hand: no count of the living mafia
+        if table is not None and variant not in ("duel", "duel3", "trio"):
+            mafia = public_mafia(table.deck, view.events, me=self.me, role=request.role, team=team)
         text = self._template("decisions", request.group or None).render(
             me=self.me,
             mafia=mafia,
@@ -339,13 +345,19 @@ class Conversation:
             schema=schema_text,
             schema_changed=schema_text != self.last_schema,
             alive_changed=list(request.alive) != self.last_alive,
+            mafia_changed=mafia != self.last_mafia,
             first_of_group=request.group not in self.groups_seen,
             short=self.short,
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
             partners=night_partners(request, view.events, self.me),
+            team_rule=team_rule(variant),
+            channel_rule=CHANNEL_RULE,
+            nominations=nominations_today(view.events) if request.group in ("vote", "verdict") else [],
+            kills_to_score=kills_to_score(variant, view.events, self.me, request.role),
+            day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
         )
         self.seen += len(events)  # only once rendered: a template error loses nothing
-        self.last_alive, self.last_schema = list(request.alive), schema_text
+        self.last_alive, self.last_schema, self.last_mafia = list(request.alive), schema_text, mafia
         self.groups_seen.add(request.group)
         turn = self.user_turn(text, rendered)
         self.messages.append(turn)
@@ -368,6 +380,29 @@ class Conversation:
             call = m.get("call")
             parts.append(f"{m['role']}: " + (f"{call['name']}({call['arguments']})" if call else m["content"]))
         return "\n".join(parts)
+
+
+def kills_to_score(variant: str | None, events: Sequence[Event], me: str, role: str) -> list[str]:
+    """duel3: what this seat's kills of the hand in play will score once the hand ends and the
+    cards are shown, from the kill tables' rows for its own card (duel's hand ends at the kill)."""
+    table = payoffs(variant) if variant == "duel3" else None
+    if table is None:
+        return []
+    start = max((i for i, e in enumerate(events) if e.type == "hand"), default=0)
+    victims = [
+        str(e.data.get("player"))
+        for e in events[start:]
+        if e.type == "death" and e.to is None and me in (e.data.get("by") or ()) and e.data.get("cause") != "simultaneous"
+    ]
+    mine = card_words(role)
+    good = [f"{victim}: {points} × your bonus raised by 1" for killer, victim, points in table["good"] if killer == mine]
+    bad = [f"{victim}: {_signed(points)}" for killer, victim, points in table["bad"] if killer == mine]
+    return [
+        f"Your kill of {v} is scored when the hand ends, by the card {v} held (as a {mine}, if {v} was a "
+        + "; ".join(good + bad)
+        + ")."
+        for v in victims
+    ]
 
 
 # the decision kinds the variants pose at night (their ``group``), whatever their phase is called

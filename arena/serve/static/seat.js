@@ -227,12 +227,24 @@ function showDecision(dec) {
   decision = dec;
   decisionClock.set(dec.left);
   const children = [el("p", { class: "question", text: dec.question })];
+  for (const note of dec.notes || []) children.push(el("p", { class: "note", text: note }));
   children.push(el("p", { class: "refused", text: dec.feedback ? `Not accepted: ${dec.feedback}` : "" }));
   const speak = dec.options.find((o) => o.kind === "speak");
   children.push(speak ? speakForm(dec, speak) : moveButtons(dec));
   children.push(el("p", { class: "default", text: `If time runs out: ${describe(dec.default)}.` }));
   panel.replaceChildren(el("h2", { text: "Your move" }), ...children);
   setTitle();
+}
+
+// Standing text beside the seats: McKay's point tables, a mafia seat's rule for the team's victim.
+function showRules(rules) {
+  for (const [key, title] of [["team_rule", "Your team's rule"], ["scoring", "Scoring (points per hand)"]]) {
+    const id = `rules-${key.replace("_", "-")}`;
+    if (!rules[key] || document.getElementById(id)) continue;
+    const box = el("details", { id, class: "box rules" }, el("summary", { text: title }), el("p", { class: "small", text: rules[key] }));
+    if (key === "team_rule") box.open = true;
+    seatsList.closest("section").after(box);
+  }
 }
 
 function showResult(state) {
@@ -268,6 +280,7 @@ function apply(state) {
     document.getElementById("title").textContent = `${me} · ${state.variant}`;
   }
   for (const event of state.events) table.learn(event);
+  showRules(state.rules || {});
   appendLines(chat, state.lines);
   table.render(seatsList);
   whenNode.textContent = table.when;

@@ -68,6 +68,7 @@ class McKayGame(Game):
     ROUND_PHASES: ClassVar[dict[int, str]]
     #: (cards, declarers, deaths in order, alive, bonuses) -> (points of the hand, new bonuses)
     SCORING: ClassVar[Callable[..., tuple[dict[str, int], dict[str, int]]]]
+    REASONS: ClassVar[Callable[..., dict[str, str]]]  # the same hand in words, one line a player
     options: McKayOptions
 
     def __init__(
@@ -287,6 +288,7 @@ class McKayGame(Game):
 
     # ---- end of hand, end of match ----------------------------------------------------------
     def end_hand(self, reason: str) -> None:
+        why = self.REASONS(self.role_of, self.declarers, self.hand_deaths, self.alive, self.bonus)
         points, self.bonus = self.SCORING(self.role_of, self.declarers, self.hand_deaths, self.alive, self.bonus)
         for name, value in points.items():
             self.scores[name] += value
@@ -297,7 +299,7 @@ class McKayGame(Game):
         })  # fmt: skip
         self.public(
             "hand_over", number=self.day, reason=reason, roles=dict(self.role_of), deaths=deaths,
-            points=dict(points), bonus=dict(self.bonus), scores=dict(self.scores),
+            points=dict(points), bonus=dict(self.bonus), scores=dict(self.scores), why=why,
         )  # fmt: skip
         if len(self.records) >= self.options.hands:
             self.finish(self.winner_now(), "match")

@@ -26,7 +26,7 @@ from pydantic import Field
 from arena.engine import ActionBase, Option, Phase, Repertoire
 
 from .common import McKayGame, McKayOptions
-from .scoring import COP, KILL, MAFIA, SIMULTANEOUS, TP, duel_hand
+from .scoring import COP, KILL, MAFIA, SIMULTANEOUS, TP, duel_hand, duel_reasons
 
 
 class DuelOptions(McKayOptions):
@@ -47,6 +47,7 @@ class Duel(McKayGame):
     Options = DuelOptions
     ROUND_PHASES: ClassVar[dict[int, str]] = {1: "beat"}
     SCORING = staticmethod(duel_hand)
+    REASONS = staticmethod(duel_reasons)
     options: DuelOptions
 
     def _new_hand(self) -> None:
@@ -71,11 +72,11 @@ class Duel(McKayGame):
         return []
 
     def beat_question(self, player: str) -> str:
-        others = " and ".join(self.targets(exclude=(player,)))
+        others = " or ".join(self.targets(exclude=(player,)))  # one action per beat: this one or that one
         cop = (
             ("You declared cop this hand." if self.declarers[0] == player else f"{self.declarers[0]} has declared cop this hand.")
             if self.declarers
-            else "Nobody has declared cop yet: declare_cop (first come, first served) to look at one of them."
+            else "Nobody has declared cop yet: the first to declare (first come, first served) looks at one of them."
         )
         offers = [n for n, b in self.offers.items() if b >= self.beat - 1 and n != player]
         shake = f" {', '.join(offers)} offered a handshake; offer one now to accept." if offers else ""

@@ -212,3 +212,85 @@ def trio_hand(
     new_bonus = {n: trio_bonus(n, cards, deaths, alive, bonus[n]) for n in cards}
     points = {n: trio_points(n, cards, declared, deaths, alive) + new_bonus[n] for n in cards}
     return points, new_bonus
+
+
+# ---- the reasons, in words ------------------------------------------------------------------
+# One line per player saying how the tables above gave that player's points of a hand (the score
+# table a person reads, and the ``why`` of the ``hand_over`` event). They walk the hand as the
+# scoring functions do; tests/test_mckay_scoring.py checks each line's number against them.
+def _signed(value: int) -> str:
+    return f"+{value}" if value > 0 else str(value).replace("-", "−")
+
+
+def duel_reasons(
+    cards: Mapping[str, str],
+    declared: Collection[str],
+    deaths: Sequence[HandDeath],
+    alive: Collection[str],
+    bonus: Mapping[str, int],
+) -> dict[str, str]:
+    """Why each player scored what he did in a ``duel`` / ``duel3`` hand (``bonus``: before it)."""
+    new_bonus = dict(bonus)
+    why: dict[str, list[str]] = {n: [] for n in cards}
+    for death in deaths:
+        if death.cause == SIMULTANEOUS:
+            new_bonus[death.player] = new_bonus[death.by[0]] = 0
+            why[death.player].append(f"died in a simultaneous kill with {death.by[0]}: no points, bonus back to 0")
+            continue
+        (killer,) = death.by
+        column = victim_kind(cards[death.player], death.player in declared)
+        key = (cards[killer], column)
+        if key in GOOD_KILLS:
+            new_bonus[killer] += 1
+            new_bonus[death.player] = 0
+            points = GOOD_KILLS[key] * new_bonus[killer]
+            product = f"{GOOD_KILLS[key]} × bonus {new_bonus[killer]}: {_signed(points)}"
+            why[killer].append(f"{cards[killer]} killed {death.player} ({column}): {product}")
+            why[death.player].append(f"killed by {killer}: no points, bonus back to 0")
+        else:
+            new_bonus[killer] = 0
+            new_bonus[death.player] += 1
+            why[killer].append(
+                f"{cards[killer]} killed {death.player} ({column}): a bad kill, {_signed(BAD_KILLS[key])} flat, bonus back to 0"
+            )
+            why[death.player].append(f"killed by {killer}: no points, bonus +1")
+    living = [n for n in cards if n in alive]
+    if len(living) == len(cards):
+        for name in living:
+            why[name].append(f"nobody died: {cards[name]} {_signed(NOBODY_DIES[cards[name]])}")
+    elif len(living) == 2:
+        for name, other in (living, living[::-1]):
+            pair = SURVIVOR_PAIRS[(cards[name], cards[other])]
+            why[name].append(f"survived as {cards[name]} beside {other} ({cards[other]}): {_signed(pair)}")
+    return {n: "; ".join(parts) or "no points" for n, parts in why.items()}
+
+
+def trio_reasons(
+    cards: Mapping[str, str],
+    declared: Collection[str],
+    deaths: Sequence[HandDeath],
+    alive: Collection[str],
+    bonus: Mapping[str, int],
+) -> dict[str, str]:
+    """Why each player scored what he did in a ``trio`` hand: the table's points, then the bonus."""
+    why: dict[str, str] = {}
+    for name in cards:
+        role = trio_role(cards[name], name in declared)
+        table = trio_points(name, cards, declared, deaths, alive)
+        new = trio_bonus(name, cards, deaths, alive, bonus[name])
+        as_role = f"as {role}" + (" (the cop, undeclared)" if cards[name] == COP and role == TP else "")
+        if name in alive:
+            others = [f"{o} ({cards[o]})" for o in cards if o != name and o in alive]
+            if TRIO_ZERO_IF_ALIVE.get(role) in [cards[o] for o in cards if o != name and o in alive]:
+                base = f"survived {as_role} with a {TRIO_ZERO_IF_ALIVE[role]} alive: 0"
+            elif table == 0 and role in TRIO_ZERO_IF_KILLED and any(name in d.by for d in deaths):
+                base = f"survived {as_role}, but killed a {TRIO_ZERO_IF_KILLED[role][0]}: 0"
+            else:
+                base = f"survived {as_role} " + (f"with {', '.join(others)}" if others else "alone") + f": {table}"
+            bonus_words = f"bonus {bonus[name]} → {new}" if new > bonus[name] else f"bonus {new} (at most {TRIO_BONUS_CAP})"
+        else:
+            death = next(d for d in deaths if d.player == name)
+            base = f"killed {as_role} by {' and '.join(death.by)}: {table}"
+            bonus_words = f"bonus {'kept' if new == bonus[name] else 'back to'} {new}"
+        why[name] = f"{base}; {bonus_words}; points {table} + bonus {new}: {_signed(table + new)}"
+    return why

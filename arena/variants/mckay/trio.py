@@ -26,7 +26,7 @@ from arena.engine.actions import Continue
 from arena.engine.game import names_spec
 
 from .common import McKayGame, McKayOptions
-from .scoring import COP, KILL, MAFIA, TP, VOTE, trio_hand
+from .scoring import COP, KILL, MAFIA, TP, VOTE, trio_hand, trio_reasons
 
 NO_KILL = "no_kill"
 CONTINUE = Continue()
@@ -42,6 +42,7 @@ class Trio(McKayGame):
     Options = McKayOptions
     ROUND_PHASES: ClassVar[dict[int, str]] = {1: "round1", 2: "round2"}
     SCORING = staticmethod(trio_hand)
+    REASONS = staticmethod(trio_reasons)
 
     def _new_hand(self) -> None:
         super()._new_hand()
@@ -112,21 +113,24 @@ class Trio(McKayGame):
                 forbidden[other] = f"in round 2 a card goes only on no_kill: kill {other} with the kill action"
         return Option("place_card", {"slot": FieldSpec(choices, nullable=True, forbidden=forbidden)})
 
-    def _table(self) -> str:
+    def _table(self, player: str) -> str:
+        """Where each living player's card lies, as ``player`` reads it ("your card on no kill")."""
         spots = []
         for name in self.alive:
             slot = self.slots[name]
-            spots.append(f"{name}'s card {'in hand' if slot is None else 'on ' + slot}")
+            where = "in hand" if slot is None else "on " + ("you" if slot == player else slot.replace("_", " "))
+            spots.append(f"{'your' if name == player else name + chr(39) + 's'} card {where}")
         declared = f" Declared cop: {', '.join(self.declarers)}." if self.declarers else ""
+        spots[0] = spots[0][:1].upper() + spots[0][1:]  # "Your card in hand; …" opens a sentence
         return "; ".join(spots) + "." + declared
 
     def _ask_round1(self) -> list[DecisionRequest]:
         requests = []
         for player in self.alive:
             question = (
-                f"Round 1. Your card: {self.role_of[player]}. {self._table()} Place your card on an "
-                "opponent, on no_kill, or take it back (null); two cards on one player at the end of a "
-                "beat kill him, three on no_kill end the hand. You may declare cop (the first declarer "
+                f"Round 1. Your card: {self.role_of[player]}. {self._table(player)} Place your card on an "
+                "opponent, on no kill, or take it back; two cards on one player at the end of a "
+                "beat kill him, three on no kill end the hand. You may declare cop (the first declarer "
                 "looks at one of the two centre cards), or pass; speech goes to everyone."
             )
             options = [Option("pass"), self._place_option(player), *self._declare_options(player)]
@@ -139,8 +143,8 @@ class Trio(McKayGame):
         for player in self.alive:
             question = (
                 f"Round 2 ({judge} is dead, silent, card face down). Your card: {self.role_of[player]}. "
-                f"{self._table()} The first to kill gets the kill (then the victim's soliloquy and your "
-                "choice to continue or retract); both cards on no_kill end the hand. You may also declare "
+                f"{self._table(player)} The first to kill gets the kill (then the victim's soliloquy and your "
+                "choice to continue or retract); both cards on no kill end the hand. You may also declare "
                 "cop, or pass; speech goes to everyone."
             )
             options = [Option("pass"), self.kill_option(player), self._place_option(player), *self._declare_options(player)]
