@@ -292,7 +292,7 @@ class Autopilot:
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Any) -> None:
         pass
 
-    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None) -> str | Key:
+    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, **_: Any) -> str | Key:
         await asyncio.sleep(0)
         self.deadlines.append(deadline)
         rng = self.rng
@@ -518,9 +518,10 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
     child.send("too sl")
     child.expect(r"\[ 2s\] say> too sl")  # redrawn each second, with what is typed
     child.expect(r"\[ 1s\] say> too sl")
+    child.expect(r"— time is up; not sent: 'too sl'")
     child.expect("Time is up")
-    child.expect(r"\[ 3s\] [a-z]+> too sl", timeout=60)  # the next question: the words typed wait in its line
-    child.sendcontrol("u")  # readline: clear the line, then Ctrl-D on the empty line quits
+    child.expect(r"\[ 3s\] ([a-z]+)> ", timeout=60)  # the next question starts empty: the words were for the last one
+    assert child.match.group(1) != "say" and "too sl" not in child.buffer
     child.sendeof()  # Ctrl-D asks first; a second one is a yes
     child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
@@ -532,7 +533,8 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
 
 
 def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path) -> None:
-    """A bot slower than the beat never acts; the person's half-typed kill goes on in the next beat."""
+    """A bot slower than the beat never acts; the person's half-typed kill is not sent, is said not
+    to be, and does not reappear in the next beat (an answer belongs to its question)."""
     config = tmp_path / "duel.toml"
     config.write_text("players = 2\n[options]\nhands = 1\nbeats = 2\n")
     out = tmp_path / "games"
@@ -542,10 +544,10 @@ def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path
     child.expect(r"Hand 1, beat 1 of 2 · 4 s · you and Bob may act")
     child.expect(r"\[ 4s\] move> ")
     child.send("kill B")
-    child.expect(r"— time is up")
+    child.expect(r"— time is up; not sent: 'kill B'")
     child.expect(r"Hand 1, beat 2 of 2 · 4 s · you and Bob may act")
-    child.expect(r"\[ 4s\] move> kill B")
-    child.sendline("ob")
+    child.expect(r"\[ 4s\] move> ")
+    child.sendline("kill Bob")
     child.expect(pexpect.EOF)
     child.close()
     screen = shown(child)
@@ -556,6 +558,28 @@ def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path
     assert passes and all(e["data"]["at"] == 4.0 for e in passes)  # whoever did not act passed at the beat's end
     kill = next(e for e in transcript.events if e["type"] == "action" and e["data"]["action"]["kind"] == "kill")
     assert kill["actor"] == "Ann" and 0 < kill["data"]["at"] < 4
+    assert replay(transcript).ok
+
+
+def test_a_line_typed_while_no_question_is_open_answers_nothing(tmp_path: Path) -> None:
+    """Ann passes at once; Bob answers 2 s into each beat, so for 2 s Ann has no question. A '2'
+    typed then (kill Bob in either beat's menu) is named and dropped when the next beat asks."""
+    config = tmp_path / "duel.toml"
+    config.write_text("players = 2\n[options]\nhands = 1\nbeats = 2\n")
+    out = tmp_path / "games"
+    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config), "--beat-seconds", "4", "--think", "2")
+    child.expect(r"\[ 4s\] move> ")
+    child.sendline("1")
+    child.expect("sent: pass")
+    child.send("2\n")  # no question is open: beat 1 is answered, beat 2 not begun
+    child.expect(r"Hand 1, beat 2 of 2 · 4 s · you and Bob may act")
+    child.expect(r"\(not sent: '2', typed before this question\)")
+    child.expect(r"\[ 4s\] move> ")
+    child.expect(pexpect.EOF)  # nothing more typed: beat 2 passes Ann by
+    child.close()
+    transcript = read_transcript(next(out.glob("*.jsonl")))
+    mine = [e["data"]["action"]["kind"] for e in transcript.events if e["type"] == "action" and e.get("actor") == "Ann"]
+    assert mine == ["pass", "pass"], mine
     assert replay(transcript).ok
 
 

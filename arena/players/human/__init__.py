@@ -126,6 +126,8 @@ class HumanPlayer:
         self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
         self._last_question: str | None = None
         self._match_told = False  # McKay's games on the wall clock: the match length was said
+        self._question: object = None  # the decision being answered: what is typed belongs to it
+        self._watch_pauses = 0
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -202,6 +204,8 @@ class HumanPlayer:
             else:
                 question = "Enter for more, or q to skip to the result."
             self._print(Text(question, style="bold"))
+            self._watch_pauses += 1
+            self._question = ("watch", self._watch_pauses)
             line = norm(await self._read("watch> "))
             self._paused, self._part_lines = False, 0
             if line in ("q", "skip", "s"):
@@ -234,6 +238,7 @@ class HumanPlayer:
             raise StopGame(self.quit_reason)
         draft = self._drafts.setdefault(request.id, Draft())
         self._request, self._entries = request, move_entries(request)
+        self._question = request.id  # a new question: keys typed before it do not answer it
         if feedback is None:
             self._show(request)
             team = team_note(request.group, request.role, view.events, request.alive, self.name)
@@ -502,6 +507,8 @@ class HumanPlayer:
                 extra["deadline"] = self._deadline
             if aside:
                 extra["aside"] = True
+            elif self._question is not None:
+                extra["question"] = self._question
             return await self.keyboard.read(prompt, words, **extra)
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
