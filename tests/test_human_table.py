@@ -16,6 +16,7 @@ from typing import Any
 import pexpect
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from arena.cli import main
 from arena.engine import ActionBase, Decision, DecisionRequest, Event, Game
@@ -544,6 +545,7 @@ def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path
     child.expect(r"Hand 1, beat 1 of 2 · 4 s · you and Bob may act")
     child.expect(r"\[ 4s\] move> ")
     child.send("kill B")
+    child.expect("kill B")  # on screen: read by the line editor
     child.expect(r"— time is up; not sent: 'kill B'")
     child.expect(r"Hand 1, beat 2 of 2 · 4 s · you and Bob may act")
     child.expect(r"\[ 4s\] move> ")
@@ -713,3 +715,28 @@ def test_a_village_mafia_member_is_told_the_partners_come_on_the_first_night() -
     lines = screen.splitlines()
     card = lines.index("[you] card: mafia (team mafia)")
     assert lines[card + 1] == "The mafia meet on the first night: that is when you learn your partners."
+
+
+def test_the_menu_comes_back_whenever_it_has_scrolled_off_the_screen() -> None:
+    """help in beat 1 scrolls the menu away: it is shown again right under help. Beat 2 has the
+    same choices, still on screen: no menu. Before beat 3 a run of news pushes them off: shown."""
+    game = duel({"beats": 4})
+    out = Console(file=io.StringIO(), width=100, height=24, color_system=None, highlight=False)
+    me = HumanPlayer("Ann", console=out, keyboard=Typed("help", "1", "1", "1"))
+    screens = []
+    for beat in range(3):
+        if beat == 2:  # news between beats (in duel3 and trio: speeches, kills, a declaration)
+            for n in range(30):
+                me._print(Text(f"news {n}"))
+        requests = game.pending()
+        mine = next(r for r in requests if r.player == "Ann")
+        start = len(screen_of(out))
+        action = asyncio.run(me.decide(mine, game.view("Ann"), None))
+        screens.append(screen_of(out)[start:])
+        game.resolve([Decision(r, action if r is mine else Pass()) for r in requests])
+    first, second, third = screens
+    menu = re.compile(r"^\s+1 pass\s", re.M)
+    after_help = first[first.index("Commands (type them") :]
+    assert menu.search(after_help), after_help[-600:]  # the choices again, right under help
+    assert not menu.search(second), second  # still on screen above
+    assert menu.search(third), third  # scrolled away by the news

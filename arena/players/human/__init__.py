@@ -127,6 +127,9 @@ class HumanPlayer:
         self._last_question: str | None = None
         self._match_told = False  # McKay's games on the wall clock: the match length was said
         self._question: object = None  # the decision being answered: what is typed belongs to it
+        self._menu: tuple[Any, ...] = ()  # the numbered choices last shown (and their hint line)
+        self._since_menu = 0  # lines printed below them since: past the screen's height they are gone
+        self._menu_open = False  # they answer the question being asked (not an earlier one)
         self._watch_pauses = 0
 
     # ---- the screen as the game goes ----------------------------------------------------------
@@ -188,6 +191,34 @@ class HumanPlayer:
         above = getattr(self.keyboard, "above_prompt", None)
         with above() if above is not None else contextlib.nullcontext():
             self.console.print(*things, **kwargs)
+        if self._menu:
+            self._since_menu += self._height(*things)
+
+    def _height(self, *things: Any) -> int:
+        """How many lines ``things`` take on this console (a blank line for none)."""
+        if not things:
+            return 1
+        options = self.console.options
+        return sum(len(self.console.render_lines(thing, options, pad=False)) for thing in things)
+
+    def _show_menu(self, *menu: Any) -> None:
+        """The numbered choices (and the hint line under them): remembered, to be shown again
+        whenever they have scrolled off the screen (after help, the log, a long run of news)."""
+        self._menu = ()
+        for thing in menu:
+            self._out(thing)
+        self._menu, self._since_menu, self._menu_open = menu, 0, True
+
+    def _menu_gone(self) -> bool:
+        """The last menu shown has scrolled (at least partly) off the top of the screen."""
+        if not self._menu:
+            return True
+        return self._since_menu + self._height(*self._menu) + 1 > self.console.size.height
+
+    def _menu_again(self) -> None:
+        """Before a prompt: the current choices again if the person can no longer see them."""
+        if self._menu_open and self._menu and self._menu_gone():
+            self._show_menu(*self._menu)
 
     async def hold(self, game: Game) -> None:
         """After the person's death, page the rest of the game: Enter for the next day or night,
@@ -270,6 +301,7 @@ class HumanPlayer:
                     raise
         finally:
             self._deadline = None
+            self._menu_open = False  # its choices answer nothing more
         self._deadlines.pop(request.id, None)
         if request.group == "beat":  # nothing happens until the beat is over: say it was sent
             sent = describe_action(action).replace(" → ", " ")
@@ -296,6 +328,7 @@ class HumanPlayer:
         status = getattr(self.keyboard, "show_status", None)
         if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
             status(f"{beat.label} · {who}", beat.ends, line)
+            self._since_menu += 1
         else:
             self._print(Text(line, style="bold cyan"))
 
@@ -441,7 +474,7 @@ class HumanPlayer:
         if tally:
             self._print(Text.assemble(("Nominations so far: ", "bold"), tally))
         self._out(Text(question + enter, style="bold"))
-        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        self._show_menu(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read(f"{name}> ", completions(request, entries))
             if not line and spec.nullable:
@@ -461,7 +494,7 @@ class HumanPlayer:
         if not entries or most == 0:
             return ()
         self._out(Text(f"Hand the floor to up to {most} players, in order (Enter for nobody):", style="bold"))
-        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        self._show_menu(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read("floor> ", completions(request, entries))
             if not line:
@@ -476,6 +509,7 @@ class HumanPlayer:
     async def _read(self, prompt: str, words: Sequence[str] = ()) -> str:
         """One line of input that is not a command; commands are answered here and asked again."""
         while True:
+            self._menu_again()
             item = await self._raw(prompt, [*words, *COMMAND_WORDS])
             if item is EOF or item is INTERRUPT:
                 await self._maybe_quit(item)
@@ -509,7 +543,10 @@ class HumanPlayer:
                 extra["aside"] = True
             elif self._question is not None:
                 extra["question"] = self._question
-            return await self.keyboard.read(prompt, words, **extra)
+            try:
+                return await self.keyboard.read(prompt, words, **extra)
+            finally:
+                self._since_menu += 1  # the prompt's own line
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
         """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
@@ -575,9 +612,8 @@ class HumanPlayer:
             self._print(Text(question, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):
             self._print(line)
-        menu_again = not beat or first_beat or labels != self._last_menu or not panel  # a hand's first beat shows it
-        if not (len(entries) == 1 and entries[0].ask_fields) and menu_again:
-            self._out(Columns(menu_lines(list(labels)), padding=(0, 2)))
+        # a hand's first beat shows it; a later beat when it changed or is no longer on screen
+        menu_again = not beat or first_beat or labels != self._last_menu or not panel or self._menu_gone()
         self._last_question, self._last_menu = (question, labels) if beat else (None, ())
         hints = [] if len(entries) == 1 and entries[0].ask_fields else ["a number or a name"]
         if beat:
@@ -585,7 +621,15 @@ class HumanPlayer:
         if request.talk is not None and request.option("speak") is None:
             hints.append("'2: words' to talk")
         hints += ["table", "help", "log", "quit"] if beat else ["help", "log", "quit"]
-        self._print(Text(" · ".join(hints), style="dim"))
+        hint = Text(" · ".join(hints), style="dim")
+        if len(entries) == 1 and entries[0].ask_fields:  # a speech: its own prompts follow, no menu
+            self._menu, self._menu_open = (), False
+            self._print(hint)
+        elif menu_again:
+            self._show_menu(Columns(menu_lines(list(labels)), padding=(0, 2)), hint)
+        else:  # the same choices as last beat, still on screen: they answer this beat too
+            self._menu_open = True
+            self._print(hint)
 
     def _show_kept(self, draft: Draft) -> None:
         kept = draft.speech if draft.speech is not None else draft.words
