@@ -337,7 +337,10 @@ class TerminalKeyboard:
                 if not job.withdrawn.is_set():
                     with self._screen:
                         self._end_status()
-                    self._ask(job)
+                    try:
+                        self._ask(job)
+                    except _Withdrawn:  # the tick came between input()'s return and its cleanup
+                        self._close_prompt(job)
             except KeyboardInterrupt:  # Ctrl-C between prompts: the game asks whether to quit
                 self._between_prompts()
 
@@ -392,18 +395,22 @@ class TerminalKeyboard:
             job.answer(EOF)
             return
         finally:
-            self._reading = False
-            if TIMERS:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            with self._screen:
-                job.closed = True  # input() ended its line
-                self._open = None
-            self._set_prefill("")
+            self._close_prompt(job)
         if job.withdrawn.is_set():  # the line came as the time ran out: it answers nothing
             if line.strip() and not job.aside:
                 self._note(f"too late: '{line.strip()}' was not sent")
             return
         job.answer(line)
+
+    def _close_prompt(self, job: _Prompt) -> None:
+        """After ``input()``: no more ticks, and the prompt's line is finished."""
+        self._reading = False
+        if TIMERS:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        with self._screen:
+            job.closed = True  # input() ended its line
+            self._open = None
+        self._set_prefill("")
 
     def _note(self, text: str) -> None:
         with self._screen:
@@ -446,6 +453,7 @@ class TerminalKeyboard:
         if job is None or not self._reading:
             return
         if job.withdrawn.is_set() or self._done.is_set():
+            self._reading = False  # once: a second tick must not land in the handling of the first
             raise _Withdrawn
         left = job.seconds_left()
         if left is not None and left != self._shown and sys.stdout.isatty() and not job.closed:
