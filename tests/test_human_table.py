@@ -740,3 +740,38 @@ def test_the_menu_comes_back_whenever_it_has_scrolled_off_the_screen() -> None:
     assert menu.search(after_help), after_help[-600:]  # the choices again, right under help
     assert not menu.search(second), second  # still on screen above
     assert menu.search(third), third  # scrolled away by the news
+
+
+def test_a_reply_in_a_running_beat_gets_at_least_half_a_beat_and_says_what_is_left() -> None:
+    """trio: the victim's soliloquy took 18 s of a 20 s beat; the killer's reply gets 10 s, and
+    the killer's screen says the beat is continued, with the seconds left (not '20 s')."""
+    game = VARIANTS["trio"](["Ann", "Bob", "Cid"], {"hands": 3, "beats": 6}, 0)
+    bots = {n: BotPlayer(n, 0) for n in game.seats}
+    while not any(r.group == "soliloquy" for r in game.pending()):
+        game.resolve([Decision(r, bots[r.player].decide_now(r, game.view(r.player), None)) for r in game.pending()])
+    soliloquy = game.pending()
+    game.resolve([Decision(r, bots[r.player].decide_now(r, game.view(r.player), None)) for r in soliloquy])
+    reply = game.pending()
+    (killer,) = (r.player for r in reply)
+    assert [r.group for r in reply] == ["soliloquy_reply"]
+
+    clock = WallClock(20, seed=0)
+    beat = clock.start(soliloquy, 100.0)
+    assert beat.ends == 120.0
+    late = clock.start(reply, 118.0)
+    assert (late.label, late.started, late.ends) == (beat.label, 100.0, 128.0)  # half a beat from now, not 2 s
+    quick = WallClock(20, seed=0)
+    quick.start(soliloquy, 100.0)
+    assert quick.start(reply, 103.0).ends == 120.0  # a short soliloquy: the reply has the rest of the beat
+
+    out = console()
+    me = HumanPlayer(killer, console=out, keyboard=Typed())
+
+    async def told() -> None:
+        now = asyncio.get_running_loop().time()
+        talk = WallClock(20, seed=0)
+        talk.start(soliloquy, now - 18)
+        me.beat_started(talk.start(reply, now))
+
+    asyncio.run(told())
+    assert re.search(rf"{re.escape(beat.label)} · continued: 10 s left · you may act", screen_of(out)), screen_of(out)

@@ -319,12 +319,16 @@ class HumanPlayer:
             self._match_told = True
             self._print(Text(match_length(self.variant, self.options, beat.seconds), style="bold"))
         others = [n for n in beat.players if n != self.name]
+        length = f"{beat.seconds:g} s"
+        left = beat.ends - (self._loop.time() if self._loop is not None else beat.started)
+        if left < beat.seconds - 0.5:  # a reply in a beat already running (trio's soliloquy): say what is left
+            length = f"continued: {left:.0f} s left"
         if self.name in beat.players:  # the question's prompt counts down
             who = and_list(["you", *others]) + " may act"
-            self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
+            self._print(Text(f"{beat.label} · {length} · {who}", style="bold cyan"))
             return
         who = f"{and_list(others)} may act" if others else "nobody may act"
-        line = f"{beat.label} · {beat.seconds:g} s · {who}"
+        line = f"{beat.label} · {length} · {who}"
         status = getattr(self.keyboard, "show_status", None)
         if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
             status(f"{beat.label} · {who}", beat.ends, line)
