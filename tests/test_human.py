@@ -596,6 +596,20 @@ def test_the_end_screen_names_the_commands_that_read_the_game_again(tmp_path: Pa
     assert f"arena show {tmp_path / 'g.jsonl'} --as Ann" in screen
 
 
+def test_the_read_again_block_wraps_between_words_on_a_narrow_screen() -> None:
+    path = Path("/home/someone/games/20261206T163850Z-classic-1234567.jsonl")
+    console = Console(file=io.StringIO(), width=60, color_system=None, highlight=False)
+    print_next_steps(console, path, "Ann")
+    lines = screen_of(console).splitlines()
+    commands = [f"arena show {path}", f"arena show {path} --as Ann", f"arena report {path} --as Ann", f"arena report {path}"]
+    assert [line.strip() for line in lines if line.strip().startswith("arena ")] == commands  # each whole, to copy
+    words = [line for line in lines[1:] if not line.strip().startswith("arena ")]
+    assert words and all(len(line) <= 60 for line in words)  # the explanations wrap at the width ...
+    text = " ".join(" ".join(words).split())
+    assert "a page of what Ann saw, safe to send to that player" in text  # ... between words, none cut
+    assert "the whole story, every card and night action shown" in text
+
+
 def test_a_match_on_the_wall_clock_says_its_length_up_front() -> None:
     assert match_length("duel", {"hands": 10, "beats": 12}, 10) == (
         "The match: 10 hands × 12 beats × 10 s ≈ 20 min at most (a hand ends sooner at a kill or at a handshake)."

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -124,7 +125,12 @@ def print_next_steps(console: Console, transcript: Path | None, person: str) -> 
         (f"arena report {transcript} --as {person}", f"a page of what {person} saw, safe to send to that player"),
         (f"arena report {transcript}", "a page of the whole game"),
     ):
-        console.print(Text.assemble(("  " + command, "cyan"), f"  — {what}"), highlight=False, soft_wrap=True)
+        line = Text.assemble(("  " + command, "cyan"), f"  — {what}")
+        if line.cell_len <= console.width:
+            console.print(line, highlight=False, soft_wrap=True)
+        else:  # too narrow for both: the command whole on its line (to copy), its words wrapped below it
+            console.print(Text("  " + command, style="cyan"), highlight=False, soft_wrap=True)
+            console.print(Padding(Text(what), (0, 0, 0, 6)), highlight=False)
 
 
 def print_variants(console: Console, variants: Mapping[str, type[Game]]) -> None:
