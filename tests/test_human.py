@@ -275,6 +275,10 @@ def test_menus_take_numbers_names_any_case_and_prefixes_and_say_why_not() -> Non
     assert match(entries, "ann", request) == "nobody may shoot himself"  # the engine's own reason
     assert match(entries, "42", request) == f"there is no choice 42: pick 1-{len(entries)}"
     assert "is not one of the choices" in match(entries, "zebra", request)
+    slip = target[0] + target[2] + target[1]  # Bob -> Bbo
+    assert match(entries, slip, request) == (
+        f"'{slip}' is not one of the choices: did you mean {target}? (or type a number, 1-{len(entries)})"
+    )
     dead = next(n for n in game.seats if not game.is_alive(n))
     assert match(entries, dead, request) == f"{dead} is dead"
 

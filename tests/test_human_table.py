@@ -111,6 +111,9 @@ def test_a_claim_is_read_into_the_structure_bots_read(typed: str, claim: Claim |
         ("Fay maybe", "Fay: 'maybe' is no check result: say mafia or not mafia"),
         ("ann mafia", "a check is about another player, not yourself"),
         ("fay mafia, fay not mafia", "Fay is named twice"),
+        ("citzen", "'citzen' is no card in this game: did you mean citizen? (the cards: mafia, citizen, inspector)"),
+        ("inspektor: Fay mafia", "'inspektor' is no card in this game: did you mean inspector?"),
+        ("inspector: Bbo mafia", "'bbo' is no seat at this table: did you mean Bob?"),
     ],
 )
 def test_a_wrong_claim_says_why(typed: str, why: str) -> None:
@@ -133,6 +136,18 @@ def test_the_claim_step_re_asks_completes_and_goes_with_the_speech() -> None:
     game.resolve([Decision(request, action)])
     speech = next(e for e in reversed(game.log) if e.type == "speech" and e.actor == "Ann")
     assert speech.to is None and speech.data["claim"] == {"role": "inspector", "checks": {"Bob": "mafia"}}
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "card"), [("classic", 9, "inspector"), ("cove", 8, "detective"), ("village", 8, "detective")]
+)
+def test_the_claim_example_names_a_card_that_checks(variant: str, players: int, card: str) -> None:
+    """'civilian: Cid mafia' made no sense (a civilian has no checks): the example is a checker's."""
+    game, request = asked(variant, 3, "Ann", "speeches" if variant == "cove" else "discussion", players)
+    out = console()
+    me = HumanPlayer("Ann", console=out, keyboard=Typed("Hello.", "", "1", "1"))
+    asyncio.run(me.decide(request, game.view("Ann"), None))
+    assert re.search(rf"Claim a card or what you learned\? e\.g\. '{card}: [A-Z][a-z]+ mafia'", screen_of(out)), screen_of(out)
 
 
 # ---- 5. McKay's games on the wall clock -------------------------------------------------------------------

@@ -37,6 +37,7 @@ from arena.players.convention import team_note, team_note_text
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
     Entry,
+    claim_example,
     claim_words,
     completions,
     field_entries,
@@ -447,7 +448,7 @@ class HumanPlayer:
     async def _ask_claim(self, request: DecisionRequest, kept: Claim | None) -> Claim | None:
         """The claim step: a role and check results the bots read, as they read each other's."""
         roles = self._roles()
-        example = f"{roles[-1] if roles[-1] != 'mafia' else roles[0]}: {self._example_seat(request)} mafia"
+        example = claim_example(roles, self._example_seat(request))
         enter = f"Enter keeps: {claim_words(kept)}" if kept is not None else "Enter for no claim"
         self._out(Text(f"Claim a card or what you learned? e.g. '{example}' ({enter}):", style="bold"))
         words = [*roles, *request.seats, "mafia", "not mafia", "none"]
