@@ -418,7 +418,12 @@ class Cove(Game):
         legal = self.targets(exclude=forbidden)
         if legal:
             option = Option("speak", {"nominate": names_spec(legal, forbidden=forbidden)})
-            immune = f"not {self.immune}, immune today" if self.immune is not None else "nobody is immune today"
+            if self.immune is None:
+                immune = "nobody is immune today"
+            elif self.immune == speaker:  # told to the immune speaker, not as if of someone else
+                immune = "you are immune today"
+            else:
+                immune = f"not {self.immune}, immune today"
             question = f"Your speech. You must nominate one living player (not yourself; {immune})."
         else:
             option = Option("speak")
