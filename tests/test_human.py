@@ -582,6 +582,21 @@ def test_the_table_panel_shows_the_public_mafia_count() -> None:
     assert "Mafia alive: 2 (2 dealt, none shown dead)." in screen_of(console)
 
 
+def test_the_panel_names_living_partners_and_says_who_is_dead() -> None:
+    """Not '· with Eve' after Eve died."""
+    game, request = first_request("classic", 3, "Ann", "night", 9)
+    dead = next(n for n in game.seats if not game.is_alive(n))
+    living = next(n for n in request.alive if n != "Ann")
+    for mates, said in [
+        ((living,), f"with {living}"),
+        ((living, dead), f"with {living} ({dead} is dead)"),
+        ((dead,), f"your partner {dead} is dead"),
+    ]:
+        console = recording_console()
+        console.print(status_panel(request, Knowledge("Ann", role="mafia", team="mafia", mates=mates)))
+        assert f"Your card: mafia (team mafia) · {said}" in screen_of(console), screen_of(console)
+
+
 def test_a_night_without_a_kill_and_two_deaths_in_cove_are_explained() -> None:
     assert night_note("classic", {}, {"killed": []}) == (
         "Nobody died: a kill needs more than half of the living mafia on the same player: their shots did not agree."
