@@ -28,7 +28,16 @@ from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer, seat_human
 from arena.players.human.keyboard import EOF, Key
 from arena.players.human.menu import match, move_entries
-from arena.players.human.screen import Knowledge, help_text, lines_of, match_length, night_note, night_report, status_panel
+from arena.players.human.screen import (
+    Knowledge,
+    help_text,
+    house_rules,
+    lines_of,
+    match_length,
+    night_note,
+    night_report,
+    status_panel,
+)
 from arena.run.config import DEFAULT_NAMES
 from arena.run.orchestrator import StopGame, run
 from arena.run.replay import replay
@@ -634,3 +643,20 @@ def test_a_match_on_the_wall_clock_says_its_length_up_front() -> None:
         "The match: 10 hands × 12 beats × 10 s ≈ 20 min at most (a hand ends sooner at a kill or at a handshake)."
     )
     assert "10 hands × up to 2 rounds × 12 beats" in match_length("trio", {"hands": 10, "beats": 12}, 10)
+
+
+def test_a_seats_page_states_the_house_rules_in_sentences_not_config_words(tmp_path: Path) -> None:
+    """Ann's page showed 'mafia_count = null · speaking_order = "seeded"': a person reads the
+    sentences the terminal's help shows; the review page keeps the options as written too."""
+    from arena.report.html import render_game
+
+    assert main(["play", "classic", "--seed", "3", "--quiet", "--transcripts", str(tmp_path)]) == 0
+    transcript = read_transcript(next(tmp_path.glob("*.jsonl")))
+    page = render_game(transcript, viewer="Ann")
+    rules = page[page.index('<details class="options">') :]
+    rules = rules[: rules.index("</details>")]
+    assert "<summary>house rules</summary><ul><li>" in rules and not PYTHON_VALUES.search(rules), rules
+    options = transcript.header["options"]
+    assert rules.count("<li>") == len(house_rules("classic", options))
+    review = render_game(transcript)
+    assert "<code>speaking_order = &#34;seeded&#34;</code>" in review or "<code>speaking_order = " in review
