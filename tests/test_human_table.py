@@ -790,3 +790,17 @@ def test_a_reply_in_a_running_beat_gets_at_least_half_a_beat_and_says_what_is_le
 
     asyncio.run(told())
     assert re.search(rf"{re.escape(beat.label)} · continued: 10 s left · you may act", screen_of(out)), screen_of(out)
+
+
+def test_arena_show_writes_match_scores_signed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As the hand lines and the end table of `arena play` do: +5, −3, 0."""
+    assert main(["play", "duel", "--hands", "3", "--seed", "2", "--quiet", "--transcripts", str(tmp_path)]) == 0
+    path = next(tmp_path.glob("*.jsonl"))
+    scores = [e for e in read_transcript(path).events if e["type"] == "hand_over"][-1]["data"]["scores"]
+    assert any(v != 0 for v in scores.values()), scores
+    capsys.readouterr()
+    assert main(["show", str(path)]) == 0
+    table = capsys.readouterr().out.split("┃ seat ┃")[-1]
+    for name, score in scores.items():
+        shown = f"+{score}" if score > 0 else str(score).replace("-", "−")
+        assert re.search(rf"│ {name}\s+│ \S+\s+│ {re.escape(shown)}\s+│", table), table
