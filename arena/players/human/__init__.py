@@ -321,9 +321,10 @@ class HumanPlayer:
             self._print(Text(match_length(self.variant, self.options, beat.seconds), style="bold"))
         others = [n for n in beat.players if n != self.name]
         length = f"{beat.seconds:g} s"
-        left = beat.ends - (self._loop.time() if self._loop is not None else beat.started)
-        if left < beat.seconds - 0.5:  # a reply in a beat already running (trio's soliloquy): say what is left
-            length = f"continued: {left:.0f} s left"
+        now = self._loop.time() if self._loop is not None else beat.started
+        if now - beat.started > 0.05 * beat.seconds:  # a reply in a beat already running (trio's soliloquy)
+            left = max(0.0, beat.ends - now)
+            length = f"continued: {left:.0f} s left" if left >= 9.5 else f"continued: {left:.1f} s left".replace(".0 s", " s")
         if self.name in beat.players:  # the question's prompt counts down
             who = and_list(["you", *others]) + " may act"
             self._print(Text(f"{beat.label} · {length} · {who}", style="bold cyan"))
