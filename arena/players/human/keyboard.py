@@ -257,7 +257,8 @@ class TerminalKeyboard:
             if self._open is job and not job.closed and not answered:
                 late = job.deadline is not None and time.monotonic() >= job.deadline - 0.05
                 typed = "" if job.aside else self._line_buffer().strip()
-                note = (" — time is up" if late else "") + (f"; not sent: '{typed}'" if typed else "")
+                gap = " " if typed or not job.text.endswith(" ") else ""  # "move> — time is up", not two spaces
+                note = (f"{gap}— time is up" if late else "") + (f"; not sent: '{typed}'" if typed else "")
                 sys.stdout.write(note + "\n")
                 sys.stdout.flush()
                 job.closed = True
