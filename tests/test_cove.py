@@ -337,6 +337,21 @@ def test_client_is_protected_frozen_and_immune() -> None:
     assert mornings(game)[0]["immune"] == "Ann"
 
 
+def test_the_immune_speaker_is_told_so_as_themselves() -> None:
+    """Not '(not yourself; not Ann, immune today)' to Ann: she reads 'you are immune today'."""
+    game = new()
+    night(game, visit="Ann", mafia={"Ann": "Eve", "Bob": "Gus"}, maniac="Ann", check="Cat", heal="Fox")
+    assert mornings(game)[0]["immune"] == "Ann"
+    asked: dict[str, str] = {}
+    while "Ann" not in asked:
+        (request,) = game.pending()
+        asked[request.player] = request.question
+        target = next(n for n in game.alive if n not in (request.player, "Ann"))
+        game.resolve([Decision(request, Speak(nominate=target))])
+    assert "(not yourself; you are immune today)" in asked["Ann"] and "not Ann" not in asked["Ann"]
+    assert all("(not yourself; not Ann, immune today)" in q for who, q in asked.items() if who != "Ann")
+
+
 def test_immunity_lasts_one_day() -> None:
     game = new()
     night(game, visit="Gus", mafia="Eve", maniac="Fox", check="Ann", heal="Eve")

@@ -28,7 +28,16 @@ from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer, seat_human
 from arena.players.human.keyboard import EOF, Key
 from arena.players.human.menu import match, move_entries
-from arena.players.human.screen import Knowledge, help_text, lines_of, match_length, night_note, night_report, status_panel
+from arena.players.human.screen import (
+    Knowledge,
+    help_text,
+    house_rules,
+    lines_of,
+    match_length,
+    night_note,
+    night_report,
+    status_panel,
+)
 from arena.run.config import DEFAULT_NAMES
 from arena.run.orchestrator import StopGame, run
 from arena.run.replay import replay
@@ -275,6 +284,10 @@ def test_menus_take_numbers_names_any_case_and_prefixes_and_say_why_not() -> Non
     assert match(entries, "ann", request) == "nobody may shoot himself"  # the engine's own reason
     assert match(entries, "42", request) == f"there is no choice 42: pick 1-{len(entries)}"
     assert "is not one of the choices" in match(entries, "zebra", request)
+    slip = target[0] + target[2] + target[1]  # Bob -> Bbo
+    assert match(entries, slip, request) == (
+        f"'{slip}' is not one of the choices: did you mean {target}? (or type a number, 1-{len(entries)})"
+    )
     dead = next(n for n in game.seats if not game.is_alive(n))
     assert match(entries, dead, request) == f"{dead} is dead"
 
@@ -578,6 +591,21 @@ def test_the_table_panel_shows_the_public_mafia_count() -> None:
     assert "Mafia alive: 2 (2 dealt, none shown dead)." in screen_of(console)
 
 
+def test_the_panel_names_living_partners_and_says_who_is_dead() -> None:
+    """Not '· with Eve' after Eve died."""
+    game, request = first_request("classic", 3, "Ann", "night", 9)
+    dead = next(n for n in game.seats if not game.is_alive(n))
+    living = next(n for n in request.alive if n != "Ann")
+    for mates, said in [
+        ((living,), f"with {living}"),
+        ((living, dead), f"with {living} ({dead} is dead)"),
+        ((dead,), f"your partner {dead} is dead"),
+    ]:
+        console = recording_console()
+        console.print(status_panel(request, Knowledge("Ann", role="mafia", team="mafia", mates=mates)))
+        assert f"Your card: mafia (team mafia) · {said}" in screen_of(console), screen_of(console)
+
+
 def test_a_night_without_a_kill_and_two_deaths_in_cove_are_explained() -> None:
     assert night_note("classic", {}, {"killed": []}) == (
         "Nobody died: a kill needs more than half of the living mafia on the same player: their shots did not agree."
@@ -596,8 +624,39 @@ def test_the_end_screen_names_the_commands_that_read_the_game_again(tmp_path: Pa
     assert f"arena show {tmp_path / 'g.jsonl'} --as Ann" in screen
 
 
+def test_the_read_again_block_wraps_between_words_on_a_narrow_screen() -> None:
+    path = Path("/home/someone/games/20261206T163850Z-classic-1234567.jsonl")
+    console = Console(file=io.StringIO(), width=60, color_system=None, highlight=False)
+    print_next_steps(console, path, "Ann")
+    lines = screen_of(console).splitlines()
+    commands = [f"arena show {path}", f"arena show {path} --as Ann", f"arena report {path} --as Ann", f"arena report {path}"]
+    assert [line.strip() for line in lines if line.strip().startswith("arena ")] == commands  # each whole, to copy
+    words = [line for line in lines[1:] if not line.strip().startswith("arena ")]
+    assert words and all(len(line) <= 60 for line in words)  # the explanations wrap at the width ...
+    text = " ".join(" ".join(words).split())
+    assert "a page of what Ann saw, safe to send to that player" in text  # ... between words, none cut
+    assert "the whole story, every card and night action shown" in text
+
+
 def test_a_match_on_the_wall_clock_says_its_length_up_front() -> None:
     assert match_length("duel", {"hands": 10, "beats": 12}, 10) == (
         "The match: 10 hands × 12 beats × 10 s ≈ 20 min at most (a hand ends sooner at a kill or at a handshake)."
     )
     assert "10 hands × up to 2 rounds × 12 beats" in match_length("trio", {"hands": 10, "beats": 12}, 10)
+
+
+def test_a_seats_page_states_the_house_rules_in_sentences_not_config_words(tmp_path: Path) -> None:
+    """Ann's page showed 'mafia_count = null · speaking_order = "seeded"': a person reads the
+    sentences the terminal's help shows; the review page keeps the options as written too."""
+    from arena.report.html import render_game
+
+    assert main(["play", "classic", "--seed", "3", "--quiet", "--transcripts", str(tmp_path)]) == 0
+    transcript = read_transcript(next(tmp_path.glob("*.jsonl")))
+    page = render_game(transcript, viewer="Ann")
+    rules = page[page.index('<details class="options">') :]
+    rules = rules[: rules.index("</details>")]
+    assert "<summary>house rules</summary><ul><li>" in rules and not PYTHON_VALUES.search(rules), rules
+    options = transcript.header["options"]
+    assert rules.count("<li>") == len(house_rules("classic", options))
+    review = render_game(transcript)
+    assert "<code>speaking_order = &#34;seeded&#34;</code>" in review or "<code>speaking_order = " in review

@@ -16,6 +16,7 @@ from typing import Any
 import pexpect
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from arena.cli import main
 from arena.engine import ActionBase, Decision, DecisionRequest, Event, Game
@@ -110,6 +111,9 @@ def test_a_claim_is_read_into_the_structure_bots_read(typed: str, claim: Claim |
         ("Fay maybe", "Fay: 'maybe' is no check result: say mafia or not mafia"),
         ("ann mafia", "a check is about another player, not yourself"),
         ("fay mafia, fay not mafia", "Fay is named twice"),
+        ("citzen", "'citzen' is no card in this game: did you mean citizen? (the cards: mafia, citizen, inspector)"),
+        ("inspektor: Fay mafia", "'inspektor' is no card in this game: did you mean inspector?"),
+        ("inspector: Bbo mafia", "'bbo' is no seat at this table: did you mean Bob?"),
     ],
 )
 def test_a_wrong_claim_says_why(typed: str, why: str) -> None:
@@ -132,6 +136,18 @@ def test_the_claim_step_re_asks_completes_and_goes_with_the_speech() -> None:
     game.resolve([Decision(request, action)])
     speech = next(e for e in reversed(game.log) if e.type == "speech" and e.actor == "Ann")
     assert speech.to is None and speech.data["claim"] == {"role": "inspector", "checks": {"Bob": "mafia"}}
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "card"), [("classic", 9, "inspector"), ("cove", 8, "detective"), ("village", 8, "detective")]
+)
+def test_the_claim_example_names_a_card_that_checks(variant: str, players: int, card: str) -> None:
+    """'civilian: Cid mafia' made no sense (a civilian has no checks): the example is a checker's."""
+    game, request = asked(variant, 3, "Ann", "speeches" if variant == "cove" else "discussion", players)
+    out = console()
+    me = HumanPlayer("Ann", console=out, keyboard=Typed("Hello.", "", "1", "1"))
+    asyncio.run(me.decide(request, game.view("Ann"), None))
+    assert re.search(rf"Claim a card or what you learned\? e\.g\. '{card}: [A-Z][a-z]+ mafia'", screen_of(out)), screen_of(out)
 
 
 # ---- 5. McKay's games on the wall clock -------------------------------------------------------------------
@@ -292,7 +308,7 @@ class Autopilot:
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Any) -> None:
         pass
 
-    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None) -> str | Key:
+    async def read(self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, **_: Any) -> str | Key:
         await asyncio.sleep(0)
         self.deadlines.append(deadline)
         rng = self.rng
@@ -518,9 +534,10 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
     child.send("too sl")
     child.expect(r"\[ 2s\] say> too sl")  # redrawn each second, with what is typed
     child.expect(r"\[ 1s\] say> too sl")
+    child.expect(r"— time is up; not sent: 'too sl'")
     child.expect("Time is up")
-    child.expect(r"\[ 3s\] [a-z]+> too sl", timeout=60)  # the next question: the words typed wait in its line
-    child.sendcontrol("u")  # readline: clear the line, then Ctrl-D on the empty line quits
+    child.expect(r"\[ 3s\] ([a-z]+)> ", timeout=60)  # the next question starts empty: the words were for the last one
+    assert child.match.group(1) != "say" and "too sl" not in child.buffer
     child.sendeof()  # Ctrl-D asks first; a second one is a yes
     child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
@@ -532,7 +549,8 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
 
 
 def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path) -> None:
-    """A bot slower than the beat never acts; the person's half-typed kill goes on in the next beat."""
+    """A bot slower than the beat never acts; the person's half-typed kill is not sent, is said not
+    to be, and does not reappear in the next beat (an answer belongs to its question)."""
     config = tmp_path / "duel.toml"
     config.write_text("players = 2\n[options]\nhands = 1\nbeats = 2\n")
     out = tmp_path / "games"
@@ -542,10 +560,11 @@ def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path
     child.expect(r"Hand 1, beat 1 of 2 · 4 s · you and Bob may act")
     child.expect(r"\[ 4s\] move> ")
     child.send("kill B")
-    child.expect(r"— time is up")
+    child.expect("kill B")  # on screen: read by the line editor
+    child.expect(r"— time is up; not sent: 'kill B'")
     child.expect(r"Hand 1, beat 2 of 2 · 4 s · you and Bob may act")
-    child.expect(r"\[ 4s\] move> kill B")
-    child.sendline("ob")
+    child.expect(r"\[ 4s\] move> ")
+    child.sendline("kill Bob")
     child.expect(pexpect.EOF)
     child.close()
     screen = shown(child)
@@ -556,6 +575,28 @@ def test_a_beat_on_the_wall_clock_counts_down_and_passes_the_slow(tmp_path: Path
     assert passes and all(e["data"]["at"] == 4.0 for e in passes)  # whoever did not act passed at the beat's end
     kill = next(e for e in transcript.events if e["type"] == "action" and e["data"]["action"]["kind"] == "kill")
     assert kill["actor"] == "Ann" and 0 < kill["data"]["at"] < 4
+    assert replay(transcript).ok
+
+
+def test_a_line_typed_while_no_question_is_open_answers_nothing(tmp_path: Path) -> None:
+    """Ann passes at once; Bob answers 2 s into each beat, so for 2 s Ann has no question. A '2'
+    typed then (kill Bob in either beat's menu) is named and dropped when the next beat asks."""
+    config = tmp_path / "duel.toml"
+    config.write_text("players = 2\n[options]\nhands = 1\nbeats = 2\n")
+    out = tmp_path / "games"
+    child = spawn(out, "duel", "--seed", "4", "--human", "Ann", "--config", str(config), "--beat-seconds", "4", "--think", "2")
+    child.expect(r"\[ 4s\] move> ")
+    child.sendline("1")
+    child.expect("sent: pass")
+    child.send("2\n")  # no question is open: beat 1 is answered, beat 2 not begun
+    child.expect(r"Hand 1, beat 2 of 2 · 4 s · you and Bob may act")
+    child.expect(r"\(not sent: '2', typed before this question\)")
+    child.expect(r"\[ 4s\] move> ")
+    child.expect(pexpect.EOF)  # nothing more typed: beat 2 passes Ann by
+    child.close()
+    transcript = read_transcript(next(out.glob("*.jsonl")))
+    mine = [e["data"]["action"]["kind"] for e in transcript.events if e["type"] == "action" and e.get("actor") == "Ann"]
+    assert mine == ["pass", "pass"], mine
     assert replay(transcript).ok
 
 
@@ -689,3 +730,77 @@ def test_a_village_mafia_member_is_told_the_partners_come_on_the_first_night() -
     lines = screen.splitlines()
     card = lines.index("[you] card: mafia (team mafia)")
     assert lines[card + 1] == "The mafia meet on the first night: that is when you learn your partners."
+
+
+def test_the_menu_comes_back_whenever_it_has_scrolled_off_the_screen() -> None:
+    """help in beat 1 scrolls the menu away: it is shown again right under help. Beat 2 has the
+    same choices, still on screen: no menu. Before beat 3 a run of news pushes them off: shown."""
+    game = duel({"beats": 4})
+    out = Console(file=io.StringIO(), width=100, height=24, color_system=None, highlight=False)
+    me = HumanPlayer("Ann", console=out, keyboard=Typed("help", "1", "1", "1"))
+    screens = []
+    for beat in range(3):
+        if beat == 2:  # news between beats (in duel3 and trio: speeches, kills, a declaration)
+            for n in range(30):
+                me._print(Text(f"news {n}"))
+        requests = game.pending()
+        mine = next(r for r in requests if r.player == "Ann")
+        start = len(screen_of(out))
+        action = asyncio.run(me.decide(mine, game.view("Ann"), None))
+        screens.append(screen_of(out)[start:])
+        game.resolve([Decision(r, action if r is mine else Pass()) for r in requests])
+    first, second, third = screens
+    menu = re.compile(r"^\s+1 pass\s", re.M)
+    after_help = first[first.index("Commands (type them") :]
+    assert menu.search(after_help), after_help[-600:]  # the choices again, right under help
+    assert not menu.search(second), second  # still on screen above
+    assert menu.search(third), third  # scrolled away by the news
+
+
+def test_a_reply_in_a_running_beat_gets_at_least_half_a_beat_and_says_what_is_left() -> None:
+    """trio: the victim's soliloquy took 18 s of a 20 s beat; the killer's reply gets 10 s, and
+    the killer's screen says the beat is continued, with the seconds left (not '20 s')."""
+    game = VARIANTS["trio"](["Ann", "Bob", "Cid"], {"hands": 3, "beats": 6}, 0)
+    bots = {n: BotPlayer(n, 0) for n in game.seats}
+    while not any(r.group == "soliloquy" for r in game.pending()):
+        game.resolve([Decision(r, bots[r.player].decide_now(r, game.view(r.player), None)) for r in game.pending()])
+    soliloquy = game.pending()
+    game.resolve([Decision(r, bots[r.player].decide_now(r, game.view(r.player), None)) for r in soliloquy])
+    reply = game.pending()
+    (killer,) = (r.player for r in reply)
+    assert [r.group for r in reply] == ["soliloquy_reply"]
+
+    clock = WallClock(20, seed=0)
+    beat = clock.start(soliloquy, 100.0)
+    assert beat.ends == 120.0
+    late = clock.start(reply, 118.0)
+    assert (late.label, late.started, late.ends) == (beat.label, 100.0, 128.0)  # half a beat from now, not 2 s
+    quick = WallClock(20, seed=0)
+    quick.start(soliloquy, 100.0)
+    assert quick.start(reply, 103.0).ends == 120.0  # a short soliloquy: the reply has the rest of the beat
+
+    out = console()
+    me = HumanPlayer(killer, console=out, keyboard=Typed())
+
+    async def told() -> None:
+        now = asyncio.get_running_loop().time()
+        talk = WallClock(20, seed=0)
+        talk.start(soliloquy, now - 18)
+        me.beat_started(talk.start(reply, now))
+
+    asyncio.run(told())
+    assert re.search(rf"{re.escape(beat.label)} · continued: 10 s left · you may act", screen_of(out)), screen_of(out)
+
+
+def test_arena_show_writes_match_scores_signed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As the hand lines and the end table of `arena play` do: +5, −3, 0."""
+    assert main(["play", "duel", "--hands", "3", "--seed", "2", "--quiet", "--transcripts", str(tmp_path)]) == 0
+    path = next(tmp_path.glob("*.jsonl"))
+    scores = [e for e in read_transcript(path).events if e["type"] == "hand_over"][-1]["data"]["scores"]
+    assert any(v != 0 for v in scores.values()), scores
+    capsys.readouterr()
+    assert main(["show", str(path)]) == 0
+    table = capsys.readouterr().out.split("┃ seat ┃")[-1]
+    for name, score in scores.items():
+        shown = f"+{score}" if score > 0 else str(score).replace("-", "−")
+        assert re.search(rf"│ {name}\s+│ \S+\s+│ {re.escape(shown)}\s+│", table), table

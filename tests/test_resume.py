@@ -499,6 +499,7 @@ def test_a_person_in_a_terminal_killed_with_sigkill_and_resumed(tmp_path):
     screen = ANSI.sub("", child.logfile_read.getvalue())
     assert child.exitstatus == 0, screen[-2000:]
     assert asked > 0 and "resuming after" in screen and "Result: " in screen
+    assert "Read this game again:" in screen and f"arena report {path} --as Ann" in screen  # as after `arena play`
     after = read_transcript(path)
     assert after.complete and after.events[: len(cut.events)] == cut.events
     assert replay(after).ok

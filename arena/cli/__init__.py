@@ -299,7 +299,7 @@ def _player_seed(header: dict[str, Any]) -> int | None:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
-    from arena.cli.console import Printer, print_result
+    from arena.cli.console import Printer, print_next_steps, print_result
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report
     from arena.run.resume import ResumeError, is_person, prepare_resume, run_and_close
@@ -348,6 +348,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     print_usage(console, players, time.perf_counter() - started, game)
     if human is not None:
         print_night_report(console, game)
+        print_next_steps(console, path, human)
     if failure is not None:
         print(f"arena: error: {failure}", file=sys.stderr)
     return code

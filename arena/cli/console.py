@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -118,13 +119,20 @@ def print_next_steps(console: Console, transcript: Path | None, person: str) -> 
     if transcript is None:
         return
     console.print(Text("Read this game again:", style="bold"))
-    for command, what in (
+    steps = [
         (f"arena show {transcript}", "the whole story, every card and night action shown"),
         (f"arena show {transcript} --as {person}", f"only what {person} saw"),
         (f"arena report {transcript} --as {person}", f"a page of what {person} saw, safe to send to that player"),
         (f"arena report {transcript}", "a page of the whole game"),
-    ):
-        console.print(Text.assemble(("  " + command, "cyan"), f"  — {what}"), highlight=False, soft_wrap=True)
+    ]
+    lines = [Text.assemble(("  " + command, "cyan"), f"  — {what}") for command, what in steps]
+    if all(line.cell_len <= console.width for line in lines):
+        for line in lines:
+            console.print(line, highlight=False, soft_wrap=True)
+        return
+    for command, what in steps:  # too narrow: each command whole on its line (to copy), its words wrapped below
+        console.print(Text("  " + command, style="cyan"), highlight=False, soft_wrap=True)
+        console.print(Padding(Text(what), (0, 0, 0, 6)), highlight=False)
 
 
 def print_variants(console: Console, variants: Mapping[str, type[Game]]) -> None:

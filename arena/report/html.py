@@ -39,6 +39,15 @@ def _title(variant: str) -> str:
     return cls.title if cls is not None and cls.title else variant
 
 
+def house_rules(story: Story) -> list[str]:
+    """The table's options as the sentences a player is told (the terminal's help, the models'
+    prompt), not as configuration words: a seat's page is read by the person who played it."""
+    from arena.players.human.screen import house_rules as sentences
+
+    options = story.header.get("options")
+    return sentences(story.variant, options) if isinstance(options, dict) else []
+
+
 def render_story(story: Story, *, source: str = "", index_link: str = "", transcript_link: str = "") -> str:
     """The game page for an already built story."""
     return (
@@ -53,6 +62,7 @@ def render_story(story: Story, *, source: str = "", index_link: str = "", transc
             version=arena.__version__,
             bonus=BONUS_MEANING.get(story.variant, "") if story.mckay else "",
             charts=game_charts(story),
+            house_rules=house_rules(story),
         )
     )
 

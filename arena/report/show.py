@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.engine import Event
-from arena.engine.wording import public_line, signed
+from arena.engine.wording import public_line, signed, signed_number
 from arena.report.knowledge import Statement
 from arena.report.story import Answer, Item, SeatUsage, Story, audience_label, build_story, private_line
 from arena.report.words import action_words, thought
@@ -199,7 +199,7 @@ def _seats_table(console: Console, story: Story, viewer: str | None) -> None:
         table.add_column(column)
     for seat in story.seats:
         if story.mckay:
-            row = [seat.name, seat.spec, "" if seat.score is None else str(seat.score)]
+            row = [seat.name, seat.spec, "" if seat.score is None else signed_number(seat.score)]
         else:
             known = viewer is None or seat.known_by is None or viewer in seat.known_by
             card = seat.role + (f" ({seat.team})" if seat.team and seat.team not in (seat.role, "notmafia") else "")

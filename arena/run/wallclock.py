@@ -29,6 +29,9 @@ from arena.players.base import Beat
 DEFAULT_BEAT_SECONDS = 10.0  # 12 beats per 2-minute round (turns.md: 6 beats per minute)
 #: a bot's default think time: uniform over this share of the beat
 DEFAULT_THINK_SHARE = (0.2, 0.8)
+#: a reply within a running beat (trio: the killer after the victim's soliloquy) gets at least this
+#: share of a beat, however long the soliloquy took: time to read it and decide
+REPLY_SHARE = 0.5
 
 
 class ClockError(ValueError):
@@ -103,7 +106,9 @@ class WallClock:
 
     def start(self, requests: Sequence[DecisionRequest], now: float) -> Beat:
         """The beat of this batch: a new one, or the running one when the batch continues it
-        (trio's soliloquy: the victim speaks, then the killer answers, in one beat)."""
+        (trio's soliloquy: the victim speaks, then the killer answers, in one beat). A reply that
+        continues a beat gets what is left of it, but never less than :data:`REPLY_SHARE` of a beat
+        from now: a soliloquy that took 18 s of a 20 s beat leaves the killer 10 s, not 2."""
         timed = [r for r in requests if self.timed(r)]
         first = timed[0]
         clock = first.clock
@@ -111,7 +116,8 @@ class WallClock:
         key = (first.day, first.info.get("round"), clock.left, clock.total)
         players = tuple(r.player for r in timed)
         if key == self._key and self._beat is not None:
-            beat = Beat(self._beat.label, players, self.seconds, self._beat.started, self._beat.ends)
+            ends = max(self._beat.ends, now + REPLY_SHARE * self.seconds)
+            beat = Beat(self._beat.label, players, self.seconds, self._beat.started, ends)
         else:
             number = clock.total - clock.left + 1
             label = f"Hand {first.day}, beat {number} of {clock.total}"

@@ -37,6 +37,7 @@ from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_not
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
     Entry,
+    claim_example,
     claim_words,
     completions,
     field_entries,
@@ -126,6 +127,11 @@ class HumanPlayer:
         self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
         self._last_question: str | None = None
         self._match_told = False  # McKay's games on the wall clock: the match length was said
+        self._question: object = None  # the decision being answered: what is typed belongs to it
+        self._menu: tuple[Any, ...] = ()  # the numbered choices last shown (and their hint line)
+        self._since_menu = 0  # lines printed below them since: past the screen's height they are gone
+        self._menu_open = False  # they answer the question being asked (not an earlier one)
+        self._watch_pauses = 0
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -190,6 +196,34 @@ class HumanPlayer:
         above = getattr(self.keyboard, "above_prompt", None)
         with above() if above is not None else contextlib.nullcontext():
             self.console.print(*things, **kwargs)
+        if self._menu:
+            self._since_menu += self._height(*things)
+
+    def _height(self, *things: Any) -> int:
+        """How many lines ``things`` take on this console (a blank line for none)."""
+        if not things:
+            return 1
+        options = self.console.options
+        return sum(len(self.console.render_lines(thing, options, pad=False)) for thing in things)
+
+    def _show_menu(self, *menu: Any) -> None:
+        """The numbered choices (and the hint line under them): remembered, to be shown again
+        whenever they have scrolled off the screen (after help, the log, a long run of news)."""
+        self._menu = ()
+        for thing in menu:
+            self._out(thing)
+        self._menu, self._since_menu, self._menu_open = menu, 0, True
+
+    def _menu_gone(self) -> bool:
+        """The last menu shown has scrolled (at least partly) off the top of the screen."""
+        if not self._menu:
+            return True
+        return self._since_menu + self._height(*self._menu) + 1 > self.console.size.height
+
+    def _menu_again(self) -> None:
+        """Before a prompt: the current choices again if the person can no longer see them."""
+        if self._menu_open and self._menu and self._menu_gone():
+            self._show_menu(*self._menu)
 
     async def hold(self, game: Game) -> None:
         """After the person's death, page the rest of the game: Enter for the next day or night,
@@ -206,6 +240,8 @@ class HumanPlayer:
             else:
                 question = "Enter for more, or q to skip to the result."
             self._print(Text(question, style="bold"))
+            self._watch_pauses += 1
+            self._question = ("watch", self._watch_pauses)
             line = norm(await self._read("watch> "))
             self._paused, self._part_lines = False, 0
             if line in ("q", "skip", "s"):
@@ -238,6 +274,7 @@ class HumanPlayer:
             raise StopGame(self.quit_reason)
         draft = self._drafts.setdefault(request.id, Draft())
         self._request, self._entries = request, move_entries(request)
+        self._question = request.id  # a new question: keys typed before it do not answer it
         if feedback is None:
             self._show(request, notes=self._mafia_notes(request, view))
         else:
@@ -266,6 +303,7 @@ class HumanPlayer:
                     raise
         finally:
             self._deadline = None
+            self._menu_open = False  # its choices answer nothing more
         self._deadlines.pop(request.id, None)
         if request.group == "beat":  # nothing happens until the beat is over: say it was sent
             sent = describe_action(action).replace(" → ", " ")
@@ -283,15 +321,21 @@ class HumanPlayer:
             self._match_told = True
             self._print(Text(match_length(self.variant, self.options, beat.seconds), style="bold"))
         others = [n for n in beat.players if n != self.name]
+        length = f"{beat.seconds:g} s"
+        now = self._loop.time() if self._loop is not None else beat.started
+        if now - beat.started > 0.05 * beat.seconds:  # a reply in a beat already running (trio's soliloquy)
+            left = max(0.0, beat.ends - now)
+            length = f"continued: {left:.0f} s left" if left >= 9.5 else f"continued: {left:.1f} s left".replace(".0 s", " s")
         if self.name in beat.players:  # the question's prompt counts down
             who = and_list(["you", *others]) + " may act"
-            self._print(Text(f"{beat.label} · {beat.seconds:g} s · {who}", style="bold cyan"))
+            self._print(Text(f"{beat.label} · {length} · {who}", style="bold cyan"))
             return
         who = f"{and_list(others)} may act" if others else "nobody may act"
-        line = f"{beat.label} · {beat.seconds:g} s · {who}"
+        line = f"{beat.label} · {length} · {who}"
         status = getattr(self.keyboard, "show_status", None)
         if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
             status(f"{beat.label} · {who}", beat.ends, line)
+            self._since_menu += 1
         else:
             self._print(Text(line, style="bold cyan"))
 
@@ -406,7 +450,7 @@ class HumanPlayer:
     async def _ask_claim(self, request: DecisionRequest, kept: Claim | None) -> Claim | None:
         """The claim step: a role and check results the bots read, as they read each other's."""
         roles = self._roles()
-        example = f"{roles[-1] if roles[-1] != 'mafia' else roles[0]}: {self._example_seat(request)} mafia"
+        example = claim_example(roles, self._example_seat(request))
         enter = f"Enter keeps: {claim_words(kept)}" if kept is not None else "Enter for no claim"
         self._out(Text(f"Claim a card or what you learned? e.g. '{example}' ({enter}):", style="bold"))
         words = [*roles, *request.seats, "mafia", "not mafia", "none"]
@@ -437,7 +481,7 @@ class HumanPlayer:
         if tally:
             self._print(Text.assemble(("Nominations so far: ", "bold"), tally))
         self._out(Text(question + enter, style="bold"))
-        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        self._show_menu(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read(f"{name}> ", completions(request, entries))
             if not line and spec.nullable:
@@ -457,7 +501,7 @@ class HumanPlayer:
         if not entries or most == 0:
             return ()
         self._out(Text(f"Hand the floor to up to {most} players, in order (Enter for nobody):", style="bold"))
-        self._out(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
+        self._show_menu(Columns(menu_lines([e.label for e in entries]), padding=(0, 2)))
         while True:
             line = await self._read("floor> ", completions(request, entries))
             if not line:
@@ -472,6 +516,7 @@ class HumanPlayer:
     async def _read(self, prompt: str, words: Sequence[str] = ()) -> str:
         """One line of input that is not a command; commands are answered here and asked again."""
         while True:
+            self._menu_again()
             item = await self._raw(prompt, [*words, *COMMAND_WORDS])
             if item is EOF or item is INTERRUPT:
                 await self._maybe_quit(item)
@@ -504,7 +549,12 @@ class HumanPlayer:
                 extra["deadline"] = self._deadline
             if aside:
                 extra["aside"] = True
-            return await self.keyboard.read(prompt, words, **extra)
+            elif self._question is not None:
+                extra["question"] = self._question
+            try:
+                return await self.keyboard.read(prompt, words, **extra)
+            finally:
+                self._since_menu += 1  # the prompt's own line
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
         """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
@@ -588,9 +638,8 @@ class HumanPlayer:
             self._print(Text(note, style="bold"))
         for line in recap(request, self._view.events if self._view is not None else ()):
             self._print(line)
-        menu_again = not beat or first_beat or labels != self._last_menu or not panel  # a hand's first beat shows it
-        if not (len(entries) == 1 and entries[0].ask_fields) and menu_again:
-            self._out(Columns(menu_lines(list(labels)), padding=(0, 2)))
+        # a hand's first beat shows it; a later beat when it changed or is no longer on screen
+        menu_again = not beat or first_beat or labels != self._last_menu or not panel or self._menu_gone()
         self._last_question, self._last_menu = (question, labels) if beat else (None, ())
         hints = [] if len(entries) == 1 and entries[0].ask_fields else ["a number or a name"]
         if beat:
@@ -598,7 +647,15 @@ class HumanPlayer:
         if request.talk is not None and request.option("speak") is None:
             hints.append("'2: words' to talk")
         hints += ["table", "help", "log", "quit"] if beat else ["help", "log", "quit"]
-        self._print(Text(" · ".join(hints), style="dim"))
+        hint = Text(" · ".join(hints), style="dim")
+        if len(entries) == 1 and entries[0].ask_fields:  # a speech: its own prompts follow, no menu
+            self._menu, self._menu_open = (), False
+            self._print(hint)
+        elif menu_again:
+            self._show_menu(Columns(menu_lines(list(labels)), padding=(0, 2)), hint)
+        else:  # the same choices as last beat, still on screen: they answer this beat too
+            self._menu_open = True
+            self._print(hint)
 
     def _show_kept(self, draft: Draft) -> None:
         kept = draft.speech if draft.speech is not None else draft.words

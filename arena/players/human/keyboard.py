@@ -6,10 +6,14 @@ interrupted by a signal: that is what lets a prompt show a live countdown and be
 its time is up (a beat of McKay's games, ``--human-timeout``) without losing what was typed.
 
 - A prompt with a deadline shows the seconds left in front of it (``[ 7s] move> ``), redrawn
-  every second; when the time is up the prompt is withdrawn and the half-typed words stay in the
-  line of the next prompt.
+  every second; when the time is up the prompt is withdrawn, and what was typed in it is not sent
+  and said so (``— time is up; not sent: 'kill B'``).
+- An answer belongs to the question it was typed under. Each prompt names its ``question`` (the
+  game's decision); when a new one is asked, the words of an earlier one are dropped, and so are
+  keys typed while no question was open (a complete line among them is named on screen), so a key
+  pressed as one beat ends never answers the next beat or the next hand.
 - Ctrl-C is read here too: at a prompt it answers :data:`INTERRUPT` and keeps the half-typed words
-  for the next prompt (the person answers "Quit? N" and finds the line as it was); between
+  for the same question (the person answers "Quit? N" and finds the line as it was); between
   prompts it calls ``on_interrupt`` on the game's loop. The end of input answers :data:`EOF`.
 """
 
@@ -20,6 +24,7 @@ import contextlib
 import enum
 import os
 import queue
+import select
 import shutil
 import signal
 import sys
@@ -51,6 +56,8 @@ class Keyboard(Protocol):
     ``deadline`` (event-loop time) asks for a countdown; a keyboard may ignore it (the caller
     withdraws the prompt by cancelling ``read`` when the time is up). ``aside`` marks a question
     asked in between (quit?): words half typed before it wait for the question after it.
+    ``question`` names the decision a prompt belongs to: a prompt of another one starts empty, and
+    keys typed before it do not answer it.
     """
 
     waiting: bool
@@ -58,7 +65,13 @@ class Keyboard(Protocol):
     def start(self, loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[], None]) -> None: ...
 
     async def read(
-        self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, aside: bool = False
+        self,
+        prompt: str,
+        words: Sequence[str] = (),
+        *,
+        deadline: float | None = None,
+        aside: bool = False,
+        question: object = None,
     ) -> str | Key: ...
 
     def interrupt(self) -> None: ...
@@ -90,6 +103,7 @@ class _Prompt:
     withdrawn: threading.Event = field(default_factory=threading.Event)
     closed: bool = False  # its line on screen is finished (answered or withdrawn): never redrawn
     aside: bool = False  # a question in between (quit?): the half-typed words wait for the next one
+    question: object = None  # the decision it belongs to: typing carries over only within one
 
     def answer(self, item: str | Key) -> None:
         def settle() -> None:
@@ -131,7 +145,9 @@ class TerminalKeyboard:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_interrupt: Callable[[], None] | None = None
         self._prompts: queue.Queue[_Prompt] = queue.Queue()
-        self._carry = ""  # words typed into a prompt that was withdrawn or interrupted: they come back
+        self._carry: tuple[object, str] | None = None  # (question, words) typed into an interrupted prompt
+        self._question: object = None  # the question of the last prompt asked
+        self._reading = False  # the main thread is inside input(): a withdrawal may interrupt it
         self._open: _Prompt | None = None  # the prompt inside input() now
         self._shown: int | None = None  # the countdown on screen
         self._done = threading.Event()  # the game is over: stop reading
@@ -150,13 +166,19 @@ class TerminalKeyboard:
         self._on_interrupt = on_interrupt
 
     async def read(
-        self, prompt: str, words: Sequence[str] = (), *, deadline: float | None = None, aside: bool = False
+        self,
+        prompt: str,
+        words: Sequence[str] = (),
+        *,
+        deadline: float | None = None,
+        aside: bool = False,
+        question: object = None,
     ) -> str | Key:
         if not self._serving:
             raise RuntimeError("nobody reads the terminal: run the game with TerminalKeyboard.play()")
         loop = asyncio.get_running_loop()
         until = None if deadline is None else time.monotonic() + (deadline - loop.time())
-        job = _Prompt(prompt, list(words), until, loop.create_future(), loop, aside=aside)
+        job = _Prompt(prompt, list(words), until, loop.create_future(), loop, aside=aside, question=question)
         self._prompts.put(job)
         self.waiting = True
         try:
@@ -234,9 +256,20 @@ class TerminalKeyboard:
             answered = job.future.done() and not job.future.cancelled()
             if self._open is job and not job.closed and not answered:
                 late = job.deadline is not None and time.monotonic() >= job.deadline - 0.05
-                sys.stdout.write((" — time is up" if late else "") + "\n")
+                typed = "" if job.aside else self._line_buffer().strip()
+                gap = " " if typed or not job.text.endswith(" ") else ""  # "move> — time is up", not two spaces
+                note = (f"{gap}— time is up" if late else "") + (f"; not sent: '{typed}'" if typed else "")
+                sys.stdout.write(note + "\n")
                 sys.stdout.flush()
                 job.closed = True
+                self._wake()
+
+    def _wake(self) -> None:
+        """Interrupt the main thread's ``input()`` now (not at the next tick), so that keys typed
+        after a question was withdrawn are not read into its line."""
+        if TIMERS and self._reading and hasattr(signal, "pthread_kill"):
+            with contextlib.suppress(OSError, ValueError):
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGALRM)
 
     def interrupt(self) -> None:
         """Nothing to do: Ctrl-C at a prompt is answered in the main thread."""
@@ -305,7 +338,10 @@ class TerminalKeyboard:
                 if not job.withdrawn.is_set():
                     with self._screen:
                         self._end_status()
-                    self._ask(job)
+                    try:
+                        self._ask(job)
+                    except _Withdrawn:  # the tick came between input()'s return and its cleanup
+                        self._close_prompt(job)
             except KeyboardInterrupt:  # Ctrl-C between prompts: the game asks whether to quit
                 self._between_prompts()
 
@@ -326,16 +362,24 @@ class TerminalKeyboard:
 
     def _ask(self, job: _Prompt) -> None:
         """``input()`` for one prompt, redrawn each second while it counts down."""
-        with self._screen:
-            self._open, self._shown = job, job.seconds_left()
         carry = ""
         if not job.aside:
-            carry, self._carry = self._carry, ""
+            if job.question != self._question:  # a new question: nothing typed before it answers it
+                self._question = job.question
+                self._drop_earlier_keys()
+            kept, self._carry = self._carry, None
+            if kept is not None and kept[0] == job.question:
+                carry = kept[1]
+        with self._screen:
+            self._open, self._shown = job, job.seconds_left()
         self._set_prefill(carry)
         self._words = job.words
         try:
             if TIMERS:
                 signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+            self._reading = True
+            if job.withdrawn.is_set():  # withdrawn on its way here: not asked at all
+                raise _Withdrawn
             line = _input(self._prompt_text(job))
         except _Withdrawn:  # the prompt stays on screen as typed; the next one starts below
             with self._screen:
@@ -352,17 +396,48 @@ class TerminalKeyboard:
             job.answer(EOF)
             return
         finally:
-            if TIMERS:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            with self._screen:
-                job.closed = True  # input() ended its line
-                self._open = None
-            self._set_prefill("")
-        if job.withdrawn.is_set():  # the line came as the time ran out: it goes to the next prompt
-            if not job.aside:
-                self._carry = line
+            self._close_prompt(job)
+        if job.withdrawn.is_set():  # the line came as the time ran out: it answers nothing
+            if line.strip() and not job.aside:
+                self._note(f"too late: '{line.strip()}' was not sent")
             return
         job.answer(line)
+
+    def _close_prompt(self, job: _Prompt) -> None:
+        """After ``input()``: no more ticks, and the prompt's line is finished."""
+        self._reading = False
+        if TIMERS:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        with self._screen:
+            job.closed = True  # input() ended its line
+            self._open = None
+        self._set_prefill("")
+
+    def _note(self, text: str) -> None:
+        with self._screen:
+            sys.stdout.write(f"({text})\n")
+            sys.stdout.flush()
+
+    def _drop_earlier_keys(self) -> None:
+        """Keys typed before this question was asked (while none was open, or under another) do
+        not answer it: drop them, naming any whole line among them so the person knows."""
+        self._carry = None
+        lines: list[str] = []
+        if self._tty is not None:
+            import termios
+
+            fd = sys.stdin.fileno()
+            with contextlib.suppress(OSError, ValueError, termios.error):
+                # between prompts the terminal is line by line: only whole lines are readable
+                while select.select([fd], [], [], 0)[0]:
+                    chunk = os.read(fd, 4096)
+                    if not chunk:
+                        break
+                    lines += [line.strip() for line in chunk.decode(errors="replace").splitlines() if line.strip()]
+                termios.tcflush(fd, termios.TCIFLUSH)
+        if lines:
+            said = ", ".join(f"'{line}'" for line in lines)
+            self._note(f"not sent: {said}, typed before this question")
 
     def _prompt_text(self, job: _Prompt) -> str:
         left = job.seconds_left()
@@ -371,16 +446,15 @@ class TerminalKeyboard:
     # ---- signals (main thread, inside input()) -----------------------------------------------------
     def _on_sigint(self, signum: int, frame: Any) -> None:
         if self._open is not None and not self._open.aside:
-            self._carry = self._line_buffer()
+            self._carry = (self._open.question, self._line_buffer())
         raise KeyboardInterrupt
 
     def _on_tick(self, signum: int, frame: Any) -> None:
         job = self._open
-        if job is None:
+        if job is None or not self._reading:
             return
         if job.withdrawn.is_set() or self._done.is_set():
-            if not job.aside:
-                self._carry = self._line_buffer()
+            self._reading = False  # once: a second tick must not land in the handling of the first
             raise _Withdrawn
         left = job.seconds_left()
         if left is not None and left != self._shown and sys.stdout.isatty() and not job.closed:

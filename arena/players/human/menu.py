@@ -6,6 +6,7 @@ reasons in ``forbidden``), so a menu or a complaint can never show what the seat
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -178,6 +179,9 @@ def explain(text: str, request: DecisionRequest, count: int) -> str:
         if name == request.player:
             return "you cannot choose yourself here"
         return f"{name} is not a choice here"
+    close = did_you_mean(norm(text), [seat for seat in request.alive if seat != request.player])
+    if close:
+        return f"'{text.strip()}' is not one of the choices{close} (or type a number, 1-{count})"
     return f"'{text.strip()}' is not one of the choices: type a number (1-{count}) or a name"
 
 
@@ -225,10 +229,21 @@ def parse_claim(text: str, roles: Sequence[str], seats: Sequence[str], me: str) 
         return None
     role_part, colon, checks_part = typed.partition(":")
     if not colon:
-        role_part, checks_part = (typed, "") if typed in roles else ("", typed)
-    role = role_part.strip().removeprefix("i am ").removeprefix("the ").strip() or None
+        bare = _role_words(typed)
+        seat_like = any(seat.lower().startswith(bare) for seat in seats)
+        if bare in roles or (" " not in bare and not seat_like):  # one word, no seat's: meant as a card
+            role_part, checks_part = bare, ""
+        else:
+            role_part, checks_part = "", typed
+    role = _role_words(role_part) or None
     if role is not None and role not in roles:
-        return f"'{role}' is no card in this game: claim one of {', '.join(roles)}"
+        close = did_you_mean(role, roles)
+        cards = ", ".join(roles)
+        return (
+            f"'{role}' is no card in this game{close} (the cards: {cards})"
+            if close
+            else f"'{role}' is no card in this game: claim one of {cards}"
+        )
     checks: dict[str, str] = {}
     for item in (part.strip() for part in re.split(r"[,;]", checks_part)):
         if not item:
@@ -245,6 +260,11 @@ def parse_claim(text: str, roles: Sequence[str], seats: Sequence[str], me: str) 
     return Claim(role=role, checks=checks)
 
 
+def _role_words(text: str) -> str:
+    """'I am the inspector' / 'a citizen' -> the card's name as typed."""
+    return text.strip().removeprefix("i am ").removeprefix("the ").removeprefix("a ").strip()
+
+
 def _one_check(item: str, seats: Sequence[str], me: str) -> tuple[str, str] | str:
     """``fay mafia`` / ``fay is not mafia`` -> ("Fay", "not mafia"), or why not."""
     name_part, _, result_part = item.partition(" ")
@@ -255,7 +275,8 @@ def _one_check(item: str, seats: Sequence[str], me: str) -> tuple[str, str] | st
     if name is None:
         starting = [seat for low, seat in by_lower.items() if low.startswith(name_part)] if name_part else []
         if len(starting) != 1:
-            return f"'{name_part}' is no seat at this table (a check is NAME mafia or NAME not mafia)"
+            close = did_you_mean(name_part, seats)
+            return f"'{name_part}' is no seat at this table{close} (a check is NAME mafia or NAME not mafia)"
         name = starting[0]
     if name == me:
         return "a check is about another player, not yourself"
@@ -266,6 +287,23 @@ def _one_check(item: str, seats: Sequence[str], me: str) -> tuple[str, str] | st
 
 
 MANY_OF = frozenset(("citizen", "villager", "civilian", "townsperson"))  # cards dealt to several players
+CHECKERS = ("inspector", "detective")  # the cards that learn check results (what a claim's checks report)
+
+
+def did_you_mean(typed: str, words: Sequence[str]) -> str:
+    """': did you mean citizen?' for a slip of the keys (``citzen``), or '' when nothing is close."""
+    by_lower = {word.lower(): word for word in words}
+    close = difflib.get_close_matches(typed.lower(), list(by_lower), n=1, cutoff=0.6)
+    return f": did you mean {by_lower[close[0]]}?" if close else ""
+
+
+def claim_example(roles: Sequence[str], seat: str) -> str:
+    """An example claim that makes sense in this game: a card that checks, with a check
+    ('detective: Cid mafia'); a card without checks alone where no card checks."""
+    checker = next((role for role in roles if role in CHECKERS), None)
+    if checker is not None:
+        return f"{checker}: {seat} mafia"
+    return next((role for role in roles if role != "mafia"), roles[0] if roles else "citizen")
 
 
 def claim_words(claim: Claim) -> str:

@@ -118,6 +118,18 @@ def when(request: DecisionRequest, know: Knowledge) -> str:
     return f"{'Night' if request.phase in NIGHT_PHASES else 'Day'} {request.day}"
 
 
+def partners(mates: Sequence[str], alive: Sequence[str]) -> str:
+    """The team mates as they are now: 'with Dee', 'with Dee (Eve is dead)', 'your partner Eve is dead'."""
+    living = [m for m in mates if m in alive]
+    dead = [m for m in mates if m not in alive]
+    if not dead:
+        return f"with {and_list(living)}"
+    gone = f"{and_list(dead)} {'is' if len(dead) == 1 else 'are'} dead"
+    if living:
+        return f"with {and_list(living)} ({gone})"
+    return f"your {'partner' if len(dead) == 1 else 'partners'} {gone}"
+
+
 def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
     """The seats (alive or dead, with what this seat knows of them), its card, the clock."""
     seats = Text()
@@ -143,7 +155,7 @@ def status_panel(request: DecisionRequest, know: Knowledge) -> Panel:
     if know.team:
         card.append(f" (team {know.team})")
     if know.mates:
-        card.append(f" · with {', '.join(know.mates)}")
+        card.append(" · " + partners(know.mates, request.alive))
     parts = [seats, card]
     mafia = None
     if request.table is not None and know.hand is None:
