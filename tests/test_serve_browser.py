@@ -186,14 +186,20 @@ def test_a_whole_classic_game_played_as_one_seat_by_clicking(tmp_path: Path) -> 
         assert "Cards: Ann:" in cards
         links = browser.evaluate("Array.from(document.querySelectorAll('#panel a')).map(a => a.getAttribute('href'))")
         table = made["table"]
-        assert links == [f"/tables/{table}/report", f"/tables/{table}/report?as={made['seats']['Ann']['token']}"]
+        assert links == [f"/tables/{table}/report"]
         dead = browser.evaluate("Array.from(document.querySelectorAll('#seats li.dead')).length")
         assert dead >= 1
         assert browser.errors() == []
         assert not [u for u in browser.requests() if not u.startswith(server.base)]  # nothing from elsewhere
-        for link in links:  # the report and the seat's own page
-            browser.open(server.base + link)
-            assert browser.evaluate("document.title")
+        # the seat's own page: its form posts the token in the body, in this tab for the test
+        browser.evaluate("(() => { const f = document.getElementById('own-report'); f.target = '_self'; f.submit(); })()")
+        wait_for(browser, "location.pathname.endsWith('/report') && document.readyState === 'complete' && document.title")
+        assert "Ann" in browser.evaluate("document.body.innerText")
+        browser.open(server.base + links[0])
+        assert browser.evaluate("document.title")
+        token = made["seats"]["Ann"]["token"]
+        asked = browser.requests()
+        assert len(asked) > 20 and not [u for u in asked if token in u]  # no address the pages asked for holds the token
         transcript = (tmp_path / "data" / "transcripts" / f"{table}.jsonl").read_text()
         assert '"Ann": "human:Ann Person"' in transcript
 
@@ -374,3 +380,30 @@ def test_the_lobby_creates_a_table_with_a_link_per_person(tmp_path: Path) -> Non
         browser.evaluate("document.getElementById('create-button').click()")
         assert wait_for(browser, "document.getElementById('create-error').textContent").startswith("config:")
         assert browser.errors() == [e for e in browser.errors() if "status of 400" in e]
+
+
+def test_a_double_click_on_create_makes_one_table(tmp_path: Path) -> None:
+    """One click, one table: the button is off while the request is out, and a second request of
+    the same press (sent past the button) carries the same Idempotency-Key, so it gets the same table."""
+    with serving(tmp_path / "data") as server, chromium() as browser:
+        browser.open(server.base + "/")
+        wait_for(browser, "document.querySelectorAll('#seat-rows .seat-row').length === 9")
+        browser.evaluate(
+            "(() => { const v = document.getElementById('variant'); v.value = 'duel'; v.dispatchEvent(new Event('change'));"
+            " const k = document.querySelector('[data-seat=\"Ann\"]'); k.value = 'person';"
+            " k.dispatchEvent(new Event('change')); })()"
+        )
+        browser.click("#create-button", count=2)
+        wait_for(browser, "document.querySelector('[data-seat-link=\"Ann\"]')?.href")
+        time.sleep(1.0)  # a second table would have been made by now
+        assert len(server.api("GET", "/api/tables")[1]["tables"]) == 1
+        # two requests of one press (past the button): the same key, the same table
+        made = browser.evaluate(
+            "(async () => { const key = newKey(); await Promise.all([createWith(key), createWith(key)]);"
+            " return document.querySelector('[data-seat-link=\"Ann\"]').href; })()"
+        )
+        assert made
+        wait_for(browser, "document.querySelectorAll('#tables tr').length === 2")
+        time.sleep(0.5)
+        assert len(server.api("GET", "/api/tables")[1]["tables"]) == 2
+        assert browser.errors() == []

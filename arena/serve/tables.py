@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arena.engine import Event, Game, RulesError, dump_action, parse_action
+from arena.engine import KINDS, Event, Game, RulesError, dump_action, parse_action
 from arena.engine.events import PUBLIC
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
@@ -571,10 +571,13 @@ class Table:
         if not isinstance(raw, dict):
             raise TableError(422, "action must be an object with a kind")
         raw = {k: v for k, v in raw.items() if k != "thought"}  # a person's reasoning stays in their head
+        legal = [opt.kind for opt in posed.request.options]
+        if raw.get("kind") not in KINDS:
+            raise TableError(422, f"there is no move {str(raw.get('kind'))[:40]!r}; legal: {', '.join(legal)}")
         try:
             action = parse_action(raw)
         except ValidationError as exc:
-            raise TableError(422, first_error(exc)) from None
+            raise TableError(422, first_error(exc).removeprefix(": ")) from None
         reason = self.game.validate(posed.request, action)
         if reason is not None:
             raise TableError(422, reason)

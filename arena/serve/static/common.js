@@ -119,7 +119,7 @@ function appendLines(chat, lines) {
 }
 
 // Long-poll ``url`` for news; ``apply`` gets every answer; retries (a dropped connection) by itself.
-async function poll(url, apply, connection) {
+async function poll(url, apply, connection, headers) {
   let after = 0;
   let version = null;
   let failures = 0;
@@ -127,7 +127,7 @@ async function poll(url, apply, connection) {
     const query = `?after=${after}&wait=25` + (version === null ? "" : `&version=${version}`);
     let state;
     try {
-      const response = await fetch(url + query, { cache: "no-store" });
+      const response = await fetch(url + query, { cache: "no-store", headers: headers || {} });
       if (response.status === 404) {
         connection.textContent = "This link is not valid (no such table or seat).";
         return;

@@ -47,8 +47,33 @@ function pickVariant() {
   drawSeats();
 }
 
+// One click, one table: the button is off while a request is out, and every request of one press
+// carries the same Idempotency-Key, so a repeat gets the same table back instead of a second one.
+let pending = null;
+
+function newKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function create(event) {
   event.preventDefault();
+  if (pending) return;  // a second click while the first is out
+  const button = document.getElementById("create-button");
+  pending = newKey();
+  button.disabled = true;
+  button.textContent = "Creating the table…";
+  try {
+    await createWith(pending);
+  } finally {
+    pending = null;
+    button.disabled = false;
+    button.textContent = "Create the table";
+  }
+}
+
+async function createWith(key) {
   const error = document.getElementById("create-error");
   error.textContent = "";
   const seats = {};
@@ -71,8 +96,16 @@ async function create(event) {
   if (pace !== "" && Number(pace) > 0) body.pace = Number(pace);
   const config = document.getElementById("config").value;
   if (config.trim()) body.config = config;
-  const response = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const answer = await response.json();
+  let response;
+  let answer;
+  try {
+    const headers = { "Content-Type": "application/json", "Idempotency-Key": key };
+    response = await fetch("/api/tables", { method: "POST", headers, body: JSON.stringify(body) });
+    answer = await response.json();
+  } catch (err) {
+    error.textContent = "The server could not be reached: try again.";
+    return;
+  }
   if (response.status !== 201) { error.textContent = answer.error || `HTTP ${response.status}`; return; }
   const box = document.getElementById("created");
   const list = el("ul", {});

@@ -4,7 +4,8 @@
 
 const tableId = location.pathname.split("/")[2];
 const token = location.hash.slice(1);
-const api = `/api/tables/${tableId}/seats/${token}`;
+const api = `/api/tables/${tableId}/seat`;   // the token goes in a header, never in an address
+const seatHeaders = { "X-Seat-Token": token };
 const chat = document.getElementById("chat");
 const panel = document.getElementById("panel");
 const seatsList = document.getElementById("seats");
@@ -81,7 +82,7 @@ async function send(action) {
   let response;
   try {
     response = await fetch(`${api}/answer`, {
-      method: "POST", headers: { "Content-Type": "application/json" },
+      method: "POST", headers: { "Content-Type": "application/json", ...seatHeaders },
       body: JSON.stringify({ decision: decision.id, action }),
     });
   } catch (err) {
@@ -236,9 +237,12 @@ function showDecision(dec) {
 }
 
 function showResult(state) {
+  // the seat's own page is asked with the token in a form's body: no address (history, a proxy's log) keeps it
+  const own = el("form", { method: "post", action: `/tables/${tableId}/report`, target: "_blank", class: "inline", id: "own-report" },
+    el("input", { type: "hidden", name: "token", value: token }),
+    el("button", { type: "submit", class: "link", text: "your own page (what you saw)" }));
   const links = el("p", { class: "links" },
-    el("a", { href: `/tables/${tableId}/report`, target: "_blank", rel: "noopener", text: "the whole game's report" }), " · ",
-    el("a", { href: `/tables/${tableId}/report?as=${encodeURIComponent(token)}`, target: "_blank", rel: "noopener", text: "your own page (what you saw)" }));
+    el("a", { href: `/tables/${tableId}/report`, target: "_blank", rel: "noopener", text: "the whole game's report" }), " · ", own);
   const cards = Object.entries(table.cards).map(([n, r]) => `${n}: ${r}`).join(", ");
   const text = state.state === "over" ? table.resultText() : `The game was stopped${state.aborted ? ": " + state.aborted : ""}.`;
   panel.classList.add("result");
@@ -297,4 +301,4 @@ function apply(state) {
 
 setInterval(tick, 200);
 if (!token) connection.textContent = "This link has no seat token.";
-else poll(api, apply, connection);
+else poll(api, apply, connection, seatHeaders);
