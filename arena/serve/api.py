@@ -12,6 +12,7 @@ proxy's access log keep addresses.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import re
@@ -21,13 +22,23 @@ from typing import Any
 from aiohttp import web
 
 from arena.serve.guard import depth_ok
-from arena.serve.tables import PERSON, ArchivedTable, Table, TableError, check_model_seats, check_setup, new_table
+from arena.serve.tables import (
+    PERSON,
+    ArchivedTable,
+    Table,
+    TableError,
+    check_model_seats,
+    check_setup,
+    new_table,
+    token_hash,
+)
 
 log = logging.getLogger("arena.serve")
 
 MAX_WAIT = 30.0  # longest long poll, seconds
 ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 TOKEN_HEADER = "X-Seat-Token"
+OWNER_HEADER = "X-Owner-Token"
 NO_SEAT = "no such table or seat"  # the one answer for a wrong table, a wrong token and no token
 KEY = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")  # an Idempotency-Key
 KEEP_KEYS = 600.0  # seconds a table's creation answers a repeat of its Idempotency-Key
@@ -93,6 +104,7 @@ class Api:
             web.post("/api/tables/{table}/seat/answer", self.answer),
             web.get("/api/tables/{table}/watch", self.watch),
             web.get("/api/tables/{table}/seat/socket", self.seat_socket),
+            web.post("/api/tables/{table}/start", self.start),
             web.get("/api/tables/{table}/watch/socket", self.watch_socket),
         ]
 
@@ -176,13 +188,18 @@ class Api:
         seats = {name: {"token": token, "url": f"{base}/seat#{token}"} for name, token in created.tokens.items()}
         persons = sum(1 for s in table.seats.values() if s.spec == PERSON)
         log.info("table %s: %s, %d seats, %d person(s)", table.id, table.variant, len(table.seats), persons)
-        return 201, {"table": table.id, "seats": seats, "watch": f"{base}/watch"}
+        answer: dict[str, Any] = {"table": table.id, "seats": seats, "watch": f"{base}/watch"}
+        if created.owner is not None:  # POST /api/tables/ID/start with it: start before every person came
+            answer["owner"] = created.owner
+        return 201, answer
 
     async def table_summary(self, request: web.Request) -> web.Response:
         return web.json_response(self.table(request).summary())
 
     async def seat(self, request: web.Request) -> web.Response:
         table, name = self.seat_of(request)
+        if isinstance(table, Table):
+            table.opened(name)
         after = _int(request, "after", 0)
         wait = _wait(request)
         version = _int(request, "version", table.waiters.version)
@@ -191,6 +208,18 @@ class Api:
             await table.waiters.wait(version, wait)
             state = table.seat_state(name, after)
         return web.json_response(state)
+
+    async def start(self, request: web.Request) -> web.Response:
+        """Whoever made a table with person seats starts it before they all opened their pages
+        (header ``X-Owner-Token``, the ``owner`` the creation answered)."""
+        table = self.table(request)
+        token = request.headers.get(OWNER_HEADER) or ""
+        owner = getattr(table, "owner_sha256", None)
+        if not token or owner is None or not hmac.compare_digest(owner, token_hash(token)):
+            raise TableError(404, "no such table or owner")
+        if isinstance(table, Table) and table.gate is not None:
+            table.gate.release("pressed")
+        return web.json_response({"ok": True, "state": table.state})
 
     async def answer(self, request: web.Request) -> web.Response:
         table, name = self.seat_of(request)
@@ -204,6 +233,8 @@ class Api:
         first message, ``{"token": …}``."""
         if request.headers.get(TOKEN_HEADER) is not None:
             table, name = self.seat_of(request)
+            if isinstance(table, Table):
+                table.opened(name)
             return await self._push(request, table, lambda after: table.seat_state(name, after))
         socket = web.WebSocketResponse(heartbeat=30, max_msg_size=1024)
         await socket.prepare(request)
@@ -215,6 +246,8 @@ class Api:
             await socket.send_json({"error": NO_SEAT})
             await socket.close()
             return socket
+        if isinstance(table, Table):
+            table.opened(name)
         return await self._push(request, table, lambda after: table.seat_state(name, after), socket)
 
     async def watch_socket(self, request: web.Request) -> web.StreamResponse:

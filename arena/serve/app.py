@@ -147,6 +147,9 @@ class Server:
         """Stop every game without ending it: its transcript stays unfinished, to be resumed."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        for table in self.tables.values():  # each person keeps the time they had left, to the moment
+            if isinstance(table, Table) and not table.over:
+                table.save_clocks(stopped=True)
         tasks = [t.task for t in self.tables.values() if isinstance(t, Table) and t.task is not None and not t.task.done()]
         for task in tasks:
             task.cancel()

@@ -38,6 +38,7 @@ from arena.players.web import WebSeat
 from arena.run.config import ConfigError, first_error, load_config, parse_config, seat_specs
 from arena.run.transcript import TranscriptError, TranscriptWriter, dumps, read_transcript
 from arena.run.wallclock import DEFAULT_BEAT_SECONDS, ClockError, WallClock
+from arena.serve.people import DEFAULT_START_WAIT, Gate, clocks_of, turn_of
 
 log = logging.getLogger("arena.serve")
 
@@ -181,6 +182,7 @@ class TableSetup:
     timeout: float | None = DEFAULT_PERSON_TIMEOUT
     beat_seconds: float = DEFAULT_BEAT_SECONDS
     pace: float = 0.0
+    start_wait: float | None = DEFAULT_START_WAIT
 
 
 def _person_name(seat: str, spec: str) -> str | None:
@@ -201,7 +203,9 @@ def check_setup(body: Any) -> TableSetup:
 
     if not isinstance(body, dict):
         raise TableError(400, "the body must be a JSON object")
-    unknown = sorted(set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace"})
+    unknown = sorted(
+        set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace", "start_wait"}
+    )
     if unknown:
         raise TableError(400, f"unknown key {unknown[0]!r}")
     name = body.get("variant")
@@ -257,8 +261,12 @@ def check_setup(body: Any) -> TableSetup:
     pace = body.get("pace", 0)
     if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= 60:
         raise TableError(400, "pace must be 0-60 seconds between steps")
+    wait = body.get("start_wait", DEFAULT_START_WAIT)
+    if wait is not None and (not isinstance(wait, (int, float)) or isinstance(wait, bool) or not 0 <= wait <= 86400):
+        raise TableError(400, "start_wait must be seconds (0-86400) to wait for the people, or null to wait for them all")
     timeout = None if timeout is None else float(timeout)
-    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace))
+    start_wait = None if wait is None else float(wait)
+    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace), start_wait)
 
 
 class Table:
@@ -275,6 +283,8 @@ class Table:
         beat_seconds: float,
         pace: float = 0.0,
         created: float | None = None,
+        start_wait: float | None = DEFAULT_START_WAIT,
+        started: bool = False,
     ) -> None:
         self.id = table_id
         self.game = game
@@ -300,6 +310,12 @@ class Table:
         self.writer: TranscriptWriter | None = None
         self.clock: WallClock | None = None
         self.resumed: list[str] = []  # for a table its server resumed after a restart: what the rebuild did
+        self.start_wait = start_wait
+        self.started = started  # the game has begun (a resumed table does not wait for its people again)
+        self.gate: Gate | None = None  # the start that waits for the people (docs/serve.md)
+        self.owner_sha256: str | None = None  # whoever made the table may start it before everyone came
+        self._clocks: dict[str, dict[str, Any]] = {}  # the person clocks last saved (a restart keeps them)
+        self._stopping = False
         self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
 
     # ---- files -----------------------------------------------------------------------------------
@@ -320,6 +336,10 @@ class Table:
             "timeout": self.timeout,
             "beat_seconds": self.beat_seconds,
             "pace": self.pace,
+            "start_wait": self.start_wait,
+            "started": self.started,
+            "owner_sha256": self.owner_sha256,
+            "clocks": self._clocks,
             "seats": [
                 {"name": s.name, "spec": s.spec, "person": s.person, "token_sha256": s.token_sha256} for s in self.seats.values()
             ],
@@ -381,7 +401,16 @@ class Table:
         self.transcript.parent.mkdir(parents=True, exist_ok=True)
         self.writer = TranscriptWriter(self.transcript, self.game, specs, extra=extra)
         self.writer.track_usage(self.players)
+        self.open_gate()
         self.launch(self._play())
+
+    def open_gate(self) -> None:
+        """A table with person seats starts when they have all opened their pages (see people.py)."""
+        if self.started or not self.persons:
+            self.started = True
+            return
+        self.gate = Gate(list(self.persons), self.start_wait, self.changed)
+        self.state = "waiting"
 
     def launch(self, coroutine: Any) -> None:
         self.task = asyncio.get_running_loop().create_task(coroutine)
@@ -393,11 +422,24 @@ class Table:
         assert self.writer is not None
         aborted = None
         try:
+            if self.gate is not None:
+                await self.gate.passed()
+                self.state, self.started = "playing", True
+                log.info(
+                    "table %s starts: %s",
+                    self.id,
+                    {"everyone": "every person came", "pressed": "started by its maker"}.get(
+                        self.gate.how or "", "the wait for its people is over"
+                    ),
+                )
+                self.save()
             if resumed is None:
                 await run(self.game, self.players, [self.writer, self], clock=self.clock)
             else:
                 await resumed
         except asyncio.CancelledError:  # the server stops: the game stays unfinished, to be resumed
+            if resumed is not None:
+                resumed.close()  # stopped while it waited for its people: never started
             self.writer.close(self.game)
             raise
         except StopGame as exc:
@@ -434,11 +476,35 @@ class Table:
 
     def changed(self) -> None:
         self.waiters.bump()
+        self.save_clocks()
+
+    def save_clocks(self, stopped: bool = False) -> None:
+        """Keep each person's time left in the table's record when a decision opens or closes (and
+        exactly as the server stops), so that a restart gives the person what they had."""
+        if not self.persons or self._stopping:
+            return
+        self._stopping = stopped  # what a stopping server withdraws is not saved over what it had
+        clocks = clocks_of(self.persons, asyncio.get_running_loop().time())
+        if stopped or {k: v["request"] for k, v in clocks.items()} != {k: v["request"] for k, v in self._clocks.items()}:
+            self._clocks = {name: {**clock, "stopped": stopped} for name, clock in clocks.items()}
+            self.save()
 
     # ---- what a viewer receives ---------------------------------------------------------------------------
     @property
     def over(self) -> bool:
-        return self.state != "playing"
+        return self.state not in ("playing", "waiting")
+
+    def opened(self, seat: str) -> None:
+        """A person's page asked for its seat: the table may start."""
+        if self.gate is not None:
+            self.gate.opened(seat)
+
+    def people(self, now: float) -> dict[str, Any]:
+        """The parts of a state about the people: whose move it is, and the start that waits for them."""
+        return {
+            "turn": None if self.state != "playing" else turn_of(self.game),
+            "start": None if self.gate is None else self.gate.json(now),
+        }
 
     def _dict(self, index: int) -> dict[str, Any]:
         dicts, log_ = self._dicts, self.game.log
@@ -514,6 +580,7 @@ class Table:
             "times": times,
             "decision": self.decision_for(seat),
             "beat": beat_json(web.beat if web is not None else self.beat, now),
+            **self.people(now),
             "over": self.over,
             "state": self.state,
             "aborted": self.aborted,
@@ -533,6 +600,7 @@ class Table:
             "times": times,
             "all_views": everything,
             "beat": beat_json(self.beat, now),
+            **self.people(now),
             "over": self.over,
             "state": self.state,
             "aborted": self.aborted,
@@ -698,6 +766,7 @@ async def check_model_seats(players: Mapping[str, Any]) -> None:
 class Created:
     table: Table
     tokens: dict[str, str] = field(default_factory=dict)
+    owner: str | None = None  # the maker's token: starts the table before every person came
 
 
 def new_table(setup: TableSetup, data: Path) -> Created:
@@ -713,6 +782,13 @@ def new_table(setup: TableSetup, data: Path) -> Created:
             token = secrets.token_urlsafe(24)
             tokens[seat.name] = token
             seat.token_sha256 = token_hash(token)
-    table = Table(table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace)
+    table = Table(
+        table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace,
+        start_wait=setup.start_wait,
+    )  # fmt: skip
     table.build_players()
-    return Created(table, tokens)
+    owner = None
+    if tokens:  # whoever made a table with people may start it before they all came
+        owner = secrets.token_urlsafe(24)
+        table.owner_sha256 = token_hash(owner)
+    return Created(table, tokens, owner)
