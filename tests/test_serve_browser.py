@@ -2,7 +2,7 @@
 command on a loopback port, stopped by each test. Skipped where /usr/bin/chromium is absent.
 
 Set ``ARENA_SERVE_SCREENSHOTS=docs`` to write the seat page's screenshots into docs/ (docs/serve.md
-shows them); by default they go to the test's temporary folder.
+shows them; tests/test_serve_page.py takes them); by default they go to the test's temporary folder.
 """
 
 from __future__ import annotations
@@ -133,7 +133,10 @@ def take_turn(browser: Browser, speech: str = "I am a simple villager.") -> str:
         browser.evaluate("document.getElementById('send').click()")
         return "speak"
     move = browser.evaluate("document.querySelector('#panel [data-move]').dataset.move")
-    browser.evaluate("document.querySelector('#panel [data-move]').click()")
+    # a move goes with a second tap (the first arms it); a pass at once
+    browser.evaluate(
+        "(b => { b.click(); if (b.dataset.move !== 'pass') b.click(); })(document.querySelector('#panel [data-move]'))"
+    )
     return move
 
 
@@ -168,13 +171,12 @@ def test_a_whole_classic_game_played_as_one_seat_by_clicking(tmp_path: Path) -> 
                 wait_for(browser, f"!({MY_TURN}) || {OVER}")
         wait_for(browser, f"{MY_TURN} || {OVER}")
         time.sleep(0.5)  # the countdown has ticked
-        shots = screenshots_dir(tmp_path)
-        browser.screenshot(shots / "serve-1280.png")
+        browser.screenshot(tmp_path / "played-1280.png")  # docs/serve.md's are taken by test_serve_page.py
         browser.open(url, 400, 860)  # the same seat on a phone: the page comes back in the same state
         wait_for(browser, f"{MY_TURN} || {OVER}")
         time.sleep(0.5)
         assert browser.evaluate("document.documentElement.scrollWidth") <= 400  # nothing wider than the screen
-        browser.screenshot(shots / "serve-400.png")
+        browser.screenshot(tmp_path / "played-400.png")
         moves += play_by_clicking(browser, speech=XSS)
         assert "speak" in moves
         chat = browser.evaluate(CHAT)
@@ -370,7 +372,9 @@ def test_the_lobby_creates_a_table_with_a_link_per_person(tmp_path: Path) -> Non
         assert link.startswith(server.base + "/tables/") and "/seat#" in link
         assert watch.startswith(server.base + "/tables/") and watch.endswith("/watch")
         wait_for(browser, "document.querySelectorAll('#tables tr').length === 1")
-        assert browser.evaluate("document.querySelector('#tables tr').innerText").split("\t")[1:3] == ["duel", "playing (hand 1)"]
+        # the table waits for its person (Ann has not opened her link), and the lobby says so
+        row = browser.evaluate("document.querySelector('#tables tr').innerText").split("\t")
+        assert row[1:3] == ["duel", "waiting for people"]
         table = watch.split("/")[-2]
         header = (server.data / "transcripts" / f"{table}.jsonl").read_text().splitlines()[0]
         assert json.loads(header)["players"] == {"Ann": "human:Anna", "Bob": "bot"}

@@ -33,6 +33,7 @@ from arena.engine import KINDS, Event, Game, RulesError, dump_action, parse_acti
 from arena.engine.events import PUBLIC
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
+from arena.players.human.screen import for_people
 from arena.players.registry import BUILTIN, SpecError, make_player, network_seats, seat_modes
 from arena.players.web import WebSeat
 from arena.run.config import ConfigError, first_error, load_config, parse_config, seat_specs
@@ -105,6 +106,8 @@ def day_word(variant: str) -> str:
 def line_of(event: Event, viewer: str | None, word: str) -> tuple[str, str] | None:
     """The sentence a page shows for one event (the terminal's wording); ``viewer`` None is a watcher."""
     if event.to is None:
+        if event.type == "night" and event.data.get("number", event.day) == 0:
+            return "── The first night ──", "bold blue"  # as the rest of the page calls it
         return public_line(event, word)
     if event.type in ("rejected",) and viewer is not None:
         return None
@@ -128,7 +131,7 @@ def options_json(request: Any) -> list[dict[str, Any]]:
                 "max_items": spec.max_items,
                 "forbidden": dict(spec.forbidden),
             }
-        out.append({"kind": opt.kind, "description": opt.description, "fields": fields})
+        out.append({"kind": opt.kind, "description": for_people(opt.description), "fields": fields})
     return out
 
 
@@ -548,7 +551,7 @@ class Table:
         clock = request.clock
         return {
             "id": request.id,
-            "question": request.question,
+            "question": for_people(request.question),  # no "(null)", no snake_case, as at the terminal
             "group": request.group,
             "phase": request.phase,
             "day": request.day,

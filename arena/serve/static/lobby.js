@@ -92,6 +92,8 @@ async function createWith(key) {
   if (timeout !== "") body.timeout = Number(timeout);
   const beat = document.getElementById("beat").value;
   if (beat !== "") body.beat_seconds = Number(beat);
+  const wait = document.getElementById("start-wait").value;
+  if (wait !== "") body.start_wait = Number(wait);
   const pace = document.getElementById("pace").value;
   if (pace !== "" && Number(pace) > 0) body.pace = Number(pace);
   const config = document.getElementById("config").value;
@@ -115,7 +117,21 @@ async function createWith(key) {
   }
   const watch = location.origin + answer.watch;
   list.append(el("li", {}, "Watch: ", el("a", { href: watch, id: "watch-link", text: watch })));
-  box.replaceChildren(el("h2", { text: `Table ${answer.table}` }), list);
+  const parts = [el("h2", { text: `Table ${answer.table}` }), list];
+  if (answer.owner) {  // a table with people waits for them; its maker may start it at once
+    const note = el("p", { class: "small", id: "start-note", text: body.start_wait === 0
+      ? "The game starts now."
+      : `The game and its clocks start when every person has opened their link${body.start_wait ? `, or after ${body.start_wait} s at the latest (a seat whose person has not come plays its defaults)` : ""}, or when you press the button.` });
+    const start = el("button", { type: "button", id: "start-now", class: "secondary", text: "Start now, without waiting" });
+    start.addEventListener("click", async () => {
+      start.disabled = true;
+      const r = await fetch(`/api/tables/${answer.table}/start`, { method: "POST", headers: { "X-Owner-Token": answer.owner } });
+      note.textContent = r.ok ? "Started." : "The table could not be started.";
+      listTables();
+    });
+    parts.push(note, start);
+  }
+  box.replaceChildren(...parts);
   listTables();
 }
 
@@ -127,8 +143,8 @@ async function listTables() {
     body.replaceChildren(...tables.map((t) => el("tr", {},
       el("td", {}, el("a", { href: t.watch, text: t.table })),
       el("td", { text: t.variant }),
-      el("td", { text: t.state + (t.state === "playing" && t.day ? ` (${["duel", "duel3", "trio"].includes(t.variant) ? "hand" : "day"} ${t.day})` : "") }),
-      el("td", { class: "small", text: Object.entries(t.seats).map(([n, s]) => `${n}: ${s}`).join(", ") }))));
+      el("td", { text: t.state === "waiting" ? "waiting for people" : t.state + (t.state === "playing" && t.day ? ` (${["duel", "duel3", "trio"].includes(t.variant) ? "hand" : "day"} ${t.day})` : "") }),
+      el("td", { class: "small seats-cell" }, ...Object.entries(t.seats).map(([n, s]) => el("span", { class: "seat-chip", text: `${n}:\u00a0${s}` }))))));
   } catch (err) { /* the next refresh tries again */ }
 }
 

@@ -9,6 +9,7 @@ const seatsList = document.getElementById("seats");
 const clock = document.getElementById("clock");
 const whenNode = document.getElementById("when");
 const connection = document.getElementById("connection");
+stickToBottom(chat);
 const note = document.getElementById("note");
 const beatClock = new Countdown();
 let beatLabel = "";
