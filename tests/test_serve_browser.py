@@ -330,12 +330,16 @@ def test_the_server_killed_and_restarted_mid_game(tmp_path: Path) -> None:
             take_turn(browser, "Before the crash.")
             wait_for(browser, MY_TURN)
             before = browser.evaluate(CHAT)
+            time.sleep(2.0)  # the person thinks: their clock runs
             server.stop(signal.SIGKILL)
             wait_for(browser, "document.getElementById('connection').textContent.includes('reconnecting')")
             server = Served(data, port=server.port)
             wait_for(browser, "document.getElementById('connection').textContent === ''")
             wait_for(browser, MY_TURN)
             assert browser.evaluate(CHAT)[: len(before)] == before  # nothing lost, nothing shown twice
+            # the person's clock after a crash: what its wall-clock end leaves, not the full 3:00 again
+            clock = wait_for(browser, "document.getElementById('clock').textContent.match(/^(\\d+):(\\d\\d) to answer/)")
+            assert int(clock[1]) * 60 + int(clock[2]) <= 178, clock
             play_by_clicking(browser, speech="After the restart.")
             chat = browser.evaluate(CHAT)
             assert sum("Before the crash." in line for line in chat) == 1
