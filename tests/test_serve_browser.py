@@ -307,8 +307,22 @@ def test_the_watch_page_shows_the_public_view_live_and_everything_after(tmp_path
         live = browser.evaluate(CHAT)
         assert not any(line.startswith("[") for line in live)  # no card, no team, no night move
         assert browser.evaluate("document.getElementById('view').textContent") == "The public view"
-        play_by_clicking(seat)
+        watched = []
+        seat_done = False
+        deadline = time.monotonic() + 120
+        while not seat_done:  # the seat plays; the watcher's status line follows the table
+            assert time.monotonic() < deadline
+            if seat.evaluate(OVER):
+                seat_done = True
+            elif seat.evaluate(MY_TURN):
+                take_turn(seat)
+            text = browser.evaluate("document.getElementById('status').textContent")
+            if not watched or watched[-1] != text:
+                watched.append(text)
+            time.sleep(0.1)
         wait_for(browser, OVER)
+        assert any(line.endswith("is speaking.") for line in watched) and any(line.startswith("Voting: ") for line in watched)
+        assert wait_for(browser, "document.getElementById('status').textContent").startswith("Game over: ")
         wait_for(browser, "document.getElementById('view').textContent.startsWith('Every view')")
         everything = browser.evaluate(CHAT)
         assert any(line.startswith("[Ann] card:") for line in everything)

@@ -345,3 +345,18 @@ def test_a_persons_time_left_survives_a_restart(tmp_path: Path) -> None:
             assert browser.evaluate(PANEL)
     finally:
         server.stop()
+
+
+def test_the_mckay_card_a_seat_looked_at_is_marked(tmp_path: Path) -> None:
+    """Item 3 at McKay's table: Ann declares cop and looks at a face-down card; her row in the seats
+    list says which card she looked at and what it was (until the hand ends)."""
+    with serving(tmp_path / "data") as server, chromium() as browser:
+        made = mckay_table(server, beat_seconds=4)
+        browser.open(server.base + made["seats"]["Ann"]["url"])
+        selector = "#panel [data-move='declare_cop:2']"
+        wait_for(browser, f"!!document.querySelector({json.dumps(selector + ':not([disabled])')})")
+        browser.evaluate(f"(b => {{ b.click(); b.click(); }})(document.querySelector({json.dumps(selector)}))")
+        mark = wait_for(browser, "document.querySelector('#seats li[data-seat=\"Ann\"] .knows')?.textContent")
+        assert re.fullmatch(r"you looked at the second face-down card: (townsperson|mafia|cop)", mark), mark
+        assert "[you] declare cop" in " ".join(browser.evaluate(CHAT))
+        assert browser.errors() == []

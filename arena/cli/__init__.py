@@ -438,7 +438,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         print(
             f"arena serve: warning: listening on {args.host}, not loopback: anyone who can reach this machine "
-            "can create tables and watch them (seat links stay private to whoever holds them)",
+            "can create tables and watch them (seat links stay private to whoever holds them); it answers to its "
+            "addresses, not to a name (give a name with --public-url)",
             file=sys.stderr,
         )
     try:
