@@ -22,16 +22,8 @@ from typing import Any
 from aiohttp import web
 
 from arena.serve.guard import depth_ok
-from arena.serve.tables import (
-    PERSON,
-    ArchivedTable,
-    Table,
-    TableError,
-    check_model_seats,
-    check_setup,
-    new_table,
-    token_hash,
-)
+from arena.serve.setup import check_setup
+from arena.serve.tables import PERSON, ArchivedTable, Table, TableError, check_model_seats, new_table, token_hash
 
 log = logging.getLogger("arena.serve")
 

@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from arena.serve.api import ID, NO_SEAT, Api
-from arena.serve.guard import make_guard
+from arena.serve.guard import check_public_url, make_guard
 from arena.serve.tables import ANSWER_RATE, ArchivedTable, Table, TableError
 
 log = logging.getLogger("arena.serve")
@@ -51,7 +51,7 @@ class Server:
         public_url: str | None = None,
     ) -> None:
         self.data = Path(data)
-        self.public = [public_url] if public_url else []  # checked: scheme://host[:port]
+        self.public = [check_public_url(public_url)] if public_url else []  # scheme://host[:port]
         self.created: dict[str, tuple[float, asyncio.Future[Any]]] = {}  # Idempotency-Key -> (when, its answer)
         self.answer_rate = answer_rate
         self.live_views = live_views
