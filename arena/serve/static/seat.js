@@ -391,10 +391,10 @@ function whoseMove(turn) {
     case "discussion": return `${who} ${many ? "are" : "is"} speaking.`;
     case "defence": return `${who} ${many ? "make their defences" : "makes a defence"}.`;
     case "last_words": return `${who} ${many ? "say" : "says"} last words.`;
-    case "vote": case "verdict": return others.length ? `Voting: waiting for ${who}.` : "Voting.";
-    case "floor": return `${who} ${many ? "hand" : "hands"} out the floor.`;
+    case "vote": case "verdict": return `Voting: waiting for ${who}.`;
+    case "floor": return `${who} ${many ? "speak" : "speaks"}, handed the floor.`;
     case "judge": return `${who} ${many ? "judge" : "judges"}.`;
-    default: return others.length ? `Waiting for ${who}.` : "Waiting for the table…";
+    default: return `Waiting for ${who}.`;
   }
 }
 

@@ -57,7 +57,7 @@ function watchStatus(state) {
   if (!turn) return "The table moves on…";
   if (!turn.players) return table.night ? "The night: the players are choosing." : "Players are choosing in secret.";
   if (turn.group === "beat") return "A beat: everyone moves.";
-  if (["discussion", "defence", "last_words"].includes(turn.group)) return `${names(turn.players)} ${turn.players.length > 1 ? "are" : "is"} speaking.`;
+  if (["discussion", "defence", "last_words", "floor"].includes(turn.group)) return `${names(turn.players)} ${turn.players.length > 1 ? "are" : "is"} speaking.`;
   if (turn.group === "vote" || turn.group === "verdict") return `Voting: ${names(turn.players)}.`;
   return `Waiting for ${names(turn.players)}.`;
 }
