@@ -61,6 +61,11 @@ async def served(data: Path, **kwargs: Any) -> AsyncIterator[TestClient]:
         await client.close()
 
 
+def as_seat(token: str) -> dict[str, str]:
+    """A seat's requests carry its token in a header, never in the address."""
+    return {"X-Seat-Token": token}
+
+
 async def create(client: TestClient, **body: Any) -> dict[str, Any]:
     response = await client.post("/api/tables", json=body)
     assert response.status == 201, await response.text()
@@ -76,7 +81,7 @@ async def play_seat(
     version = None
     for _ in range(5000):
         query = f"?after={after}&wait=10" + ("" if version is None else f"&version={version}")
-        state = await (await client.get(f"/api/tables/{table}/seats/{token}{query}")).json()
+        state = await (await client.get(f"/api/tables/{table}/seat{query}", headers=as_seat(token))).json()
         version = state["version"]
         received += state["events"]
         if state["events"]:
@@ -89,7 +94,7 @@ async def play_seat(
             if speech is not None and action["kind"] == "speak":
                 action["speech"] = speech
             answer = {"decision": decision["id"], "action": action}
-            response = await client.post(f"/api/tables/{table}/seats/{token}/answer", json=answer)
+            response = await client.post(f"/api/tables/{table}/seat/answer", json=answer, headers=as_seat(token))
             assert response.status in (200, 409), await response.text()  # 409: a beat ended meanwhile
     raise AssertionError("the game did not end")
 
@@ -232,14 +237,23 @@ async def test_a_websocket_pushes_the_same_states_and_checks_its_origin(tmp_path
         made = await create(client, variant="classic", players=6, seed=4, seats={"Ann": "person"})
         table, token = made["table"], made["seats"]["Ann"]["token"]
         own = str(client.make_url("/")).rstrip("/")
-        for origin in ("http://evil.example", own.replace("127.0.0.1", "localhost")):
-            response = await client.get(f"/api/tables/{table}/seats/{token}/socket", headers={"Origin": origin})
-            assert (response.status, await response.json()) == (403, {"error": "a socket from another site's page is refused"})
-        assert (await client.get(f"/api/tables/{table}/seats/{'A' * 32}/socket")).status == 404
+        for origin in ("http://evil.example", own.replace("127.0.0.1", "localhost"), "null"):
+            response = await client.get(
+                f"/api/tables/{table}/seat/socket", headers={"Origin": origin, "Upgrade": "websocket", **as_seat(token)}
+            )
+            assert (response.status, await response.json()) == (403, {"error": "a request from another site's page is refused"})
+        assert (await client.get(f"/api/tables/{table}/seat/socket", headers=as_seat("A" * 32))).status == 404
+        # a browser's WebSocket sends no header of its own: the token is its first message
+        async with client.ws_connect(f"/api/tables/{table}/seat/socket", headers={"Origin": own}) as wrong:
+            await wrong.send_json({"token": "A" * 32})
+            assert (await wrong.receive_json()) == {"error": "no such table or seat"}
+        async with client.ws_connect(f"/api/tables/{table}/seat/socket", headers={"Origin": own}) as hello:
+            await hello.send_json({"token": token})
+            assert (await hello.receive_json())["seat"] == "Ann"
         received: list[dict] = []
         watched: list[dict] = []
         async with client.ws_connect(f"/api/tables/{table}/watch/socket", headers={"Origin": own}) as watcher:
-            async with client.ws_connect(f"/api/tables/{table}/seats/{token}/socket", headers={"Origin": own}) as seat:
+            async with client.ws_connect(f"/api/tables/{table}/seat/socket", headers={"Origin": own, **as_seat(token)}) as seat:
                 async for message in seat:
                     state = message.json()
                     received += state["events"]
@@ -247,7 +261,7 @@ async def test_a_websocket_pushes_the_same_states_and_checks_its_origin(tmp_path
                         break
                     if state["decision"] is not None:
                         answer = {"decision": state["decision"]["id"], "action": state["decision"]["default"]}
-                        await client.post(f"/api/tables/{table}/seats/{token}/answer", json=answer)
+                        await client.post(f"/api/tables/{table}/seat/answer", json=answer, headers=as_seat(token))
             async for message in watcher:
                 state = message.json()
                 if not state["all_views"]:
@@ -269,7 +283,7 @@ async def test_a_timeout_plays_the_default_the_page_was_shown(tmp_path: Path) ->
         after, version = 0, None
         while True:
             query = f"?after={after}&wait=5" + ("" if version is None else f"&version={version}")
-            state = await (await client.get(f"/api/tables/{table}/seats/{token}{query}")).json()
+            state = await (await client.get(f"/api/tables/{table}/seat{query}", headers=as_seat(token))).json()
             version = state["version"]
             if state["events"]:
                 after = state["events"][-1]["seq"]
@@ -315,15 +329,15 @@ async def test_a_refused_answer_gets_the_engines_reason_and_a_good_one_goes_thro
         # seed 1: Ann opens day 1's talk (each day's opener is drawn from the seed)
         made = await create(client, variant="classic", players=6, seed=1, seats={"Ann": "person"})
         table, token = made["table"], made["seats"]["Ann"]["token"]
-        url = f"/api/tables/{table}/seats/{token}"
-        state = await (await client.get(f"{url}?after=0&wait=10")).json()
+        url, seat = f"/api/tables/{table}/seat", as_seat(token)
+        state = await (await client.get(f"{url}?after=0&wait=10", headers=seat)).json()
         while state["decision"] is None:
-            state = await (await client.get(f"{url}?after=0&wait=10&version={state['version']}")).json()
+            state = await (await client.get(f"{url}?after=0&wait=10&version={state['version']}", headers=seat)).json()
         decision = state["decision"]
         assert decision["options"][0]["kind"] == "speak"
 
         async def answer(action: Any, decision_id: Any = decision["id"]) -> tuple[int, dict]:
-            response = await client.post(f"{url}/answer", json={"decision": decision_id, "action": action})
+            response = await client.post(f"{url}/answer", json={"decision": decision_id, "action": action}, headers=seat)
             return response.status, await response.json()
 
         assert await answer({"kind": "speak", "accuse": "Nobody"}) == (
@@ -333,13 +347,16 @@ async def test_a_refused_answer_gets_the_engines_reason_and_a_good_one_goes_thro
         assert await answer({"kind": "vote", "target": "Bob"}) == (422, {"error": "'vote' is not allowed now; legal: speak"})
         status, body = await answer({"kind": "speak", "speech": "x" * 601})
         assert status == 422 and body["error"] == "speech is 601 characters; the limit is 600"
-        status, body = await answer({"kind": "fly"})
-        assert status == 422 and "kind" in body["error"]
+        assert await answer({"kind": "fly"}) == (422, {"error": "there is no move 'fly'; legal: speak"})
+        assert await answer({"kind": "speak", "speech": ["a"]}) == (
+            422,
+            {"error": "speak.speech: Input should be a valid string"},
+        )
         assert (await answer({"kind": "speak"}, decision["id"] + 1))[0] == 409
         assert await answer({"kind": "speak", "speech": XSS, "thought": "mine"}) == (200, {"ok": True})
         assert (await answer({"kind": "speak"}))[0] == 409  # answered already
         while True:
-            state = await (await client.get(f"{url}?after=0&wait=5&version={state['version']}")).json()
+            state = await (await client.get(f"{url}?after=0&wait=5&version={state['version']}", headers=seat)).json()
             speech = [e for e in state["events"] if e["type"] == "speech" and e.get("actor") == "Ann"]
             if speech:
                 break
@@ -351,10 +368,13 @@ async def test_a_refused_answer_gets_the_engines_reason_and_a_good_one_goes_thro
 async def test_answers_are_rate_limited_per_seat(tmp_path: Path) -> None:
     async with served(tmp_path, answer_rate=(3.0, 10.0)) as client:
         made = await create(client, variant="classic", players=6, seed=4, seats={"Ann": "person"})
-        url = f"/api/tables/{made['table']}/seats/{made['seats']['Ann']['token']}/answer"
-        statuses = [(await client.post(url, json={"decision": -1, "action": {"kind": "speak"}})).status for _ in range(14)]
+        url, seat = f"/api/tables/{made['table']}/seat/answer", as_seat(made["seats"]["Ann"]["token"])
+        answer = {"decision": -1, "action": {"kind": "speak"}}
+        statuses = [(await client.post(url, json=answer, headers=seat)).status for _ in range(14)]
         assert statuses[0] == 409 and 429 in statuses
-        assert (await (await client.post(url, json={"decision": -1})).json())["error"] == "too many answers: wait a moment"
+        assert (await (await client.post(url, json={"decision": -1}, headers=seat)).json())[
+            "error"
+        ] == "too many answers: wait a moment"
 
 
 # ---- safety ---------------------------------------------------------------------------------------------
@@ -365,20 +385,28 @@ async def test_tokens_are_unguessable_private_and_checked(tmp_path: Path, caplog
         table = made["table"]
         tokens = [s["token"] for s in made["seats"].values()]
         assert len(set(tokens)) == 2 and all(len(t) >= 32 for t in tokens)
+        # no token, a wrong one, a wrong table: one answer, so a token cannot be told from a table
+        nothing = (404, {"error": "no such table or seat"})
         for bad in ("", "x", tokens[0][:-1], tokens[0] + "x", tokens[0].upper()):
-            response = await client.get(f"/api/tables/{table}/seats/{bad}")
-            assert response.status in (404, 405), bad
-        response = await client.get(f"/api/tables/nosuchtable/seats/{tokens[0]}")
-        assert (response.status, await response.json()) == (404, {"error": "no such table"})
-        wrong = await client.get(f"/api/tables/{table}/seats/{'A' * 32}")
-        assert (wrong.status, await wrong.json()) == (404, {"error": "no such seat"})
-        response = await client.post(f"/api/tables/{table}/seats/{'A' * 32}/answer", json={"decision": 1, "action": {}})
+            response = await client.get(f"/api/tables/{table}/seat", headers=as_seat(bad))
+            assert (response.status, await response.json()) == nothing, bad
+        response = await client.get(f"/api/tables/{table}/seat")
+        assert (response.status, await response.json()) == nothing
+        response = await client.get("/api/tables/nosuchtable/seat", headers=as_seat(tokens[0]))
+        assert (response.status, await response.json()) == nothing
+        response = await client.post(
+            f"/api/tables/{table}/seat/answer", json={"decision": 1, "action": {}}, headers=as_seat("A" * 32)
+        )
+        assert (response.status, await response.json()) == nothing
+        response = await client.get(f"/api/tables/{table}/seats/{tokens[0]}")  # the old address: no token in paths
         assert response.status == 404
         await asyncio.gather(*(play_seat(client, table, t) for t in tokens))
-        report = await client.get(f"/tables/{table}/report?as={'A' * 32}")
-        assert report.status == 404
-        own = await client.get(f"/tables/{table}/report?as={tokens[0]}")
+        report = await client.post(f"/tables/{table}/report", data={"token": "A" * 32})
+        assert (report.status, await report.json()) == nothing
+        assert (await client.get(f"/tables/{table}/report?as={tokens[0]}")).status == 400  # never in the address
+        own = await client.post(f"/tables/{table}/report", data={"token": tokens[0]})
         assert own.status == 200 and "Content-Security-Policy" in own.headers
+        assert (await own.text()).startswith("<!DOCTYPE html>")
     files = [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file()]
     logged = caplog.text
     for token in tokens:
@@ -452,9 +480,9 @@ async def test_sizes_and_queries_are_limited(tmp_path: Path) -> None:
         response = await client.post("/api/tables", data=big, headers={"Content-Type": "application/json"})
         assert response.status == 413
         made = await create(client, variant="classic", players=6, seed=4, seats={"Ann": "person"})
-        url = f"/api/tables/{made['table']}/seats/{made['seats']['Ann']['token']}"
+        url = f"/api/tables/{made['table']}/seat"
         for query in ("?after=abc", "?wait=soon", "?wait=-1", "?wait=nan"):
-            response = await client.get(url + query)
+            response = await client.get(url + query, headers=as_seat(made["seats"]["Ann"]["token"]))
             assert (response.status, (await response.json())["error"]) in (
                 (400, "after must be a whole number"),
                 (400, "wait must be seconds"),
@@ -473,7 +501,7 @@ async def test_a_finished_table_leaves_memory_and_is_served_from_its_transcript(
         assert isinstance(server.tables[table], ArchivedTable)
         server.sweep()
         assert table not in server.tables  # nothing of it left in memory
-        again = await (await client.get(f"/api/tables/{table}/seats/{token}?after=0")).json()
+        again = await (await client.get(f"/api/tables/{table}/seat?after=0", headers=as_seat(token))).json()
         assert again["events"] == received and again["over"] and again["state"] == "over"
         watched = await (await client.get(f"/api/tables/{table}/watch?after=0")).json()
         assert watched["events"] == transcript_of(tmp_path, table).events
@@ -482,7 +510,7 @@ async def test_a_finished_table_leaves_memory_and_is_served_from_its_transcript(
     async with served(tmp_path) as client:
         listing = (await (await client.get("/api/tables")).json())["tables"]
         assert [(t["table"], t["state"]) for t in listing] == [(table, "over")]
-        again = await (await client.get(f"/api/tables/{table}/seats/{token}?after=0")).json()
+        again = await (await client.get(f"/api/tables/{table}/seat?after=0", headers=as_seat(token))).json()
         assert again["events"] == received
 
 
@@ -493,9 +521,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
+def http(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", **(as_seat(token) if token else {})}
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -522,9 +551,9 @@ def test_the_command_serves_and_never_prints_a_token(tmp_path: Path) -> None:
         status, made = http("POST", f"http://127.0.0.1:{port}/api/tables", body)
         assert status == 201
         token = made["seats"]["Ann"]["token"]
-        status, state = http("GET", f"http://127.0.0.1:{port}/api/tables/{made['table']}/seats/{token}?after=0&wait=5")
+        status, state = http("GET", f"http://127.0.0.1:{port}/api/tables/{made['table']}/seat?after=0&wait=5", token=token)
         assert status == 200 and state["seat"] == "Ann"
-        assert http("GET", f"http://127.0.0.1:{port}/api/tables/{made['table']}/seats/{token[::-1]}")[0] == 404
+        assert http("GET", f"http://127.0.0.1:{port}/api/tables/{made['table']}/seat", token=token[::-1])[0] == 404
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=30)
@@ -616,18 +645,18 @@ async def test_a_restarted_server_resumes_its_unfinished_tables_behind_the_same_
     async with served(tmp_path) as client:
         made = await create(client, variant="classic", players=7, seed=9, seats={"Ann": "person", "Bob": "random"})
         table, token = made["table"], made["seats"]["Ann"]["token"]
-        url = f"/api/tables/{table}/seats/{token}"
+        url, seat = f"/api/tables/{table}/seat", as_seat(token)
         received: list[dict] = []
         answered = 0
-        state = await (await client.get(f"{url}?after=0&wait=10")).json()
+        state = await (await client.get(f"{url}?after=0&wait=10", headers=seat)).json()
         while answered < 2:
             received += state["events"]
             if state["decision"] is not None:
                 answer = {"decision": state["decision"]["id"], "action": state["decision"]["default"]}
-                assert (await client.post(f"{url}/answer", json=answer)).status == 200
+                assert (await client.post(f"{url}/answer", json=answer, headers=seat)).status == 200
                 answered += 1
             after = received[-1]["seq"] if received else 0
-            state = await (await client.get(f"{url}?after={after}&wait=10&version={state['version']}")).json()
+            state = await (await client.get(f"{url}?after={after}&wait=10&version={state['version']}", headers=seat)).json()
         received += state["events"]
     assert transcript_of(tmp_path, table).summary is None  # stopped with its server, not ended
     async with served(tmp_path) as client:
@@ -656,16 +685,18 @@ async def test_a_model_seat_on_a_server_of_its_own_plays_in_the_mode_the_check_p
             async with served(tmp_path) as client:
                 made = await create(client, variant="classic", players=6, seed=1, seats={"Ann": model, "Bob": "person"})
                 table, token = made["table"], made["seats"]["Bob"]["token"]
-                url = f"/api/tables/{table}/seats/{token}"
+                url, seat = f"/api/tables/{table}/seat", as_seat(token)
                 received: list[dict] = []
-                state = await (await client.get(f"{url}?after=0&wait=10")).json()
+                state = await (await client.get(f"{url}?after=0&wait=10", headers=seat)).json()
                 while state["decision"] is None or not any(e.get("actor") == "Ann" for e in received):
                     received += state["events"]
                     after = received[-1]["seq"] if received else 0
                     if state["decision"] is not None:
                         answer = {"decision": state["decision"]["id"], "action": state["decision"]["default"]}
-                        assert (await client.post(f"{url}/answer", json=answer)).status == 200
-                    state = await (await client.get(f"{url}?after={after}&wait=10&version={state['version']}")).json()
+                        assert (await client.post(f"{url}/answer", json=answer, headers=seat)).status == 200
+                    state = await (
+                        await client.get(f"{url}?after={after}&wait=10&version={state['version']}", headers=seat)
+                    ).json()
                 received += state["events"]
             modes._picked.clear()  # a new server process knows no pick: the header must say it
             probes = len(stand_in.log)

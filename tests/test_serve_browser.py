@@ -2,7 +2,7 @@
 command on a loopback port, stopped by each test. Skipped where /usr/bin/chromium is absent.
 
 Set ``ARENA_SERVE_SCREENSHOTS=docs`` to write the seat page's screenshots into docs/ (docs/serve.md
-shows them); by default they go to the test's temporary folder.
+shows them; tests/test_serve_page.py takes them); by default they go to the test's temporary folder.
 """
 
 from __future__ import annotations
@@ -133,7 +133,10 @@ def take_turn(browser: Browser, speech: str = "I am a simple villager.") -> str:
         browser.evaluate("document.getElementById('send').click()")
         return "speak"
     move = browser.evaluate("document.querySelector('#panel [data-move]').dataset.move")
-    browser.evaluate("document.querySelector('#panel [data-move]').click()")
+    # a move goes with a second tap (the first arms it); a pass at once
+    browser.evaluate(
+        "(b => { b.click(); if (b.dataset.move !== 'pass') b.click(); })(document.querySelector('#panel [data-move]'))"
+    )
     return move
 
 
@@ -168,13 +171,12 @@ def test_a_whole_classic_game_played_as_one_seat_by_clicking(tmp_path: Path) -> 
                 wait_for(browser, f"!({MY_TURN}) || {OVER}")
         wait_for(browser, f"{MY_TURN} || {OVER}")
         time.sleep(0.5)  # the countdown has ticked
-        shots = screenshots_dir(tmp_path)
-        browser.screenshot(shots / "serve-1280.png")
+        browser.screenshot(tmp_path / "played-1280.png")  # docs/serve.md's are taken by test_serve_page.py
         browser.open(url, 400, 860)  # the same seat on a phone: the page comes back in the same state
         wait_for(browser, f"{MY_TURN} || {OVER}")
         time.sleep(0.5)
         assert browser.evaluate("document.documentElement.scrollWidth") <= 400  # nothing wider than the screen
-        browser.screenshot(shots / "serve-400.png")
+        browser.screenshot(tmp_path / "played-400.png")
         moves += play_by_clicking(browser, speech=XSS)
         assert "speak" in moves
         chat = browser.evaluate(CHAT)
@@ -186,14 +188,20 @@ def test_a_whole_classic_game_played_as_one_seat_by_clicking(tmp_path: Path) -> 
         assert "Cards: Ann:" in cards
         links = browser.evaluate("Array.from(document.querySelectorAll('#panel a')).map(a => a.getAttribute('href'))")
         table = made["table"]
-        assert links == [f"/tables/{table}/report", f"/tables/{table}/report?as={made['seats']['Ann']['token']}"]
+        assert links == [f"/tables/{table}/report"]
         dead = browser.evaluate("Array.from(document.querySelectorAll('#seats li.dead')).length")
         assert dead >= 1
         assert browser.errors() == []
         assert not [u for u in browser.requests() if not u.startswith(server.base)]  # nothing from elsewhere
-        for link in links:  # the report and the seat's own page
-            browser.open(server.base + link)
-            assert browser.evaluate("document.title")
+        # the seat's own page: its form posts the token in the body, in this tab for the test
+        browser.evaluate("(() => { const f = document.getElementById('own-report'); f.target = '_self'; f.submit(); })()")
+        wait_for(browser, "location.pathname.endsWith('/report') && document.readyState === 'complete' && document.title")
+        assert "Ann" in browser.evaluate("document.body.innerText")
+        browser.open(server.base + links[0])
+        assert browser.evaluate("document.title")
+        token = made["seats"]["Ann"]["token"]
+        asked = browser.requests()
+        assert len(asked) > 20 and not [u for u in asked if token in u]  # no address the pages asked for holds the token
         transcript = (tmp_path / "data" / "transcripts" / f"{table}.jsonl").read_text()
         assert '"Ann": "human:Ann Person"' in transcript
 
@@ -299,8 +307,22 @@ def test_the_watch_page_shows_the_public_view_live_and_everything_after(tmp_path
         live = browser.evaluate(CHAT)
         assert not any(line.startswith("[") for line in live)  # no card, no team, no night move
         assert browser.evaluate("document.getElementById('view').textContent") == "The public view"
-        play_by_clicking(seat)
+        watched = []
+        seat_done = False
+        deadline = time.monotonic() + 120
+        while not seat_done:  # the seat plays; the watcher's status line follows the table
+            assert time.monotonic() < deadline
+            if seat.evaluate(OVER):
+                seat_done = True
+            elif seat.evaluate(MY_TURN):
+                take_turn(seat)
+            text = browser.evaluate("document.getElementById('status').textContent")
+            if not watched or watched[-1] != text:
+                watched.append(text)
+            time.sleep(0.1)
         wait_for(browser, OVER)
+        assert any(line.endswith("is speaking.") for line in watched) and any(line.startswith("Voting: ") for line in watched)
+        assert wait_for(browser, "document.getElementById('status').textContent").startswith("Game over: ")
         wait_for(browser, "document.getElementById('view').textContent.startsWith('Every view')")
         everything = browser.evaluate(CHAT)
         assert any(line.startswith("[Ann] card:") for line in everything)
@@ -322,12 +344,16 @@ def test_the_server_killed_and_restarted_mid_game(tmp_path: Path) -> None:
             take_turn(browser, "Before the crash.")
             wait_for(browser, MY_TURN)
             before = browser.evaluate(CHAT)
+            time.sleep(2.0)  # the person thinks: their clock runs
             server.stop(signal.SIGKILL)
             wait_for(browser, "document.getElementById('connection').textContent.includes('reconnecting')")
             server = Served(data, port=server.port)
             wait_for(browser, "document.getElementById('connection').textContent === ''")
             wait_for(browser, MY_TURN)
             assert browser.evaluate(CHAT)[: len(before)] == before  # nothing lost, nothing shown twice
+            # the person's clock after a crash: what its wall-clock end leaves, not the full 3:00 again
+            clock = wait_for(browser, "document.getElementById('clock').textContent.match(/^(\\d+):(\\d\\d) to answer/)")
+            assert int(clock[1]) * 60 + int(clock[2]) <= 178, clock
             play_by_clicking(browser, speech="After the restart.")
             chat = browser.evaluate(CHAT)
             assert sum("Before the crash." in line for line in chat) == 1
@@ -364,7 +390,9 @@ def test_the_lobby_creates_a_table_with_a_link_per_person(tmp_path: Path) -> Non
         assert link.startswith(server.base + "/tables/") and "/seat#" in link
         assert watch.startswith(server.base + "/tables/") and watch.endswith("/watch")
         wait_for(browser, "document.querySelectorAll('#tables tr').length === 1")
-        assert browser.evaluate("document.querySelector('#tables tr').innerText").split("\t")[1:3] == ["duel", "playing (hand 1)"]
+        # the table waits for its person (Ann has not opened her link), and the lobby says so
+        row = browser.evaluate("document.querySelector('#tables tr').innerText").split("\t")
+        assert row[1:3] == ["duel", "waiting for people"]
         table = watch.split("/")[-2]
         header = (server.data / "transcripts" / f"{table}.jsonl").read_text().splitlines()[0]
         assert json.loads(header)["players"] == {"Ann": "human:Anna", "Bob": "bot"}
@@ -374,3 +402,30 @@ def test_the_lobby_creates_a_table_with_a_link_per_person(tmp_path: Path) -> Non
         browser.evaluate("document.getElementById('create-button').click()")
         assert wait_for(browser, "document.getElementById('create-error').textContent").startswith("config:")
         assert browser.errors() == [e for e in browser.errors() if "status of 400" in e]
+
+
+def test_a_double_click_on_create_makes_one_table(tmp_path: Path) -> None:
+    """One click, one table: the button is off while the request is out, and a second request of
+    the same press (sent past the button) carries the same Idempotency-Key, so it gets the same table."""
+    with serving(tmp_path / "data") as server, chromium() as browser:
+        browser.open(server.base + "/")
+        wait_for(browser, "document.querySelectorAll('#seat-rows .seat-row').length === 9")
+        browser.evaluate(
+            "(() => { const v = document.getElementById('variant'); v.value = 'duel'; v.dispatchEvent(new Event('change'));"
+            " const k = document.querySelector('[data-seat=\"Ann\"]'); k.value = 'person';"
+            " k.dispatchEvent(new Event('change')); })()"
+        )
+        browser.click("#create-button", count=2)
+        wait_for(browser, "document.querySelector('[data-seat-link=\"Ann\"]')?.href")
+        time.sleep(1.0)  # a second table would have been made by now
+        assert len(server.api("GET", "/api/tables")[1]["tables"]) == 1
+        # two requests of one press (past the button): the same key, the same table
+        made = browser.evaluate(
+            "(async () => { const key = newKey(); await Promise.all([createWith(key), createWith(key)]);"
+            " return document.querySelector('[data-seat-link=\"Ann\"]').href; })()"
+        )
+        assert made
+        wait_for(browser, "document.querySelectorAll('#tables tr').length === 2")
+        time.sleep(0.5)
+        assert len(server.api("GET", "/api/tables")[1]["tables"]) == 2
+        assert browser.errors() == []

@@ -422,6 +422,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--port {args.port}: use 1-65535")
     if args.keep <= 0:
         raise CliError("--keep must be more than 0 seconds")
+    public_url = None
+    if args.public_url is not None:
+        from arena.serve.guard import check_public_url
+
+        try:
+            public_url = check_public_url(args.public_url)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     data = Path(args.data)
     made = [d for d in (*reversed(data.parents), data, data / "tables", data / "transcripts") if not d.exists()]
     try:
@@ -431,11 +439,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         print(
             f"arena serve: warning: listening on {args.host}, not loopback: anyone who can reach this machine "
-            "can create tables and watch them (seat links stay private to whoever holds them)",
+            "can create tables and watch them (seat links stay private to whoever holds them); it answers to its "
+            "addresses, not to a name (give a name with --public-url)",
             file=sys.stderr,
         )
     try:
-        serve(args.host, args.port, data, live_views=args.live_views, keep=args.keep)
+        serve(args.host, args.port, data, live_views=args.live_views, keep=args.keep, public_url=public_url)
     except OSError as exc:
         for folder in reversed(made):  # a server that never listened leaves no empty data folder behind
             with contextlib.suppress(OSError):
@@ -544,6 +553,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--keep", type=float, default=600.0, metavar="SECONDS",
         help="how long a finished table stays in memory before it is served from its transcript (default 600)",
+    )  # fmt: skip
+    p.add_argument(
+        "--public-url", metavar="URL",
+        help="the address people open when the server is behind a proxy (e.g. https://mafia.example.org): "
+        "the server answers to it as well as to the address it listens on",
     )  # fmt: skip
     p.set_defaults(func=cmd_serve)
 

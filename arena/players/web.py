@@ -110,6 +110,7 @@ class WebSeat:
         timeout: float | None = None,
         seed: int = 0,
         on_change: Callable[[], None] | None = None,
+        left: dict[int, float] | None = None,
     ) -> None:
         if timeout is not None and timeout <= 0:
             raise ValueError(f"a person's time limit must be positive, not {timeout:g}")
@@ -121,6 +122,8 @@ class WebSeat:
         self.posed: Posed | None = None
         self.beat: Beat | None = None
         self._deadlines: dict[int, float] = {}  # request id -> its deadline, kept across re-asks
+        # request id -> seconds it had left when the server stopped (a resumed table's person keeps them)
+        self.left = dict(left or {})
 
     @property
     def entrant(self) -> str:
@@ -131,7 +134,9 @@ class WebSeat:
         loop = asyncio.get_running_loop()
         deadline = None
         if self.timeout is not None:
-            deadline = self._deadlines.setdefault(request.id, loop.time() + self.timeout)
+            if request.id not in self._deadlines:
+                self._deadlines[request.id] = loop.time() + self.left.pop(request.id, self.timeout)
+            deadline = self._deadlines[request.id]
         beat = self.beat
         if beat is not None and request.clock is not None and request.clock.unit == "beat" and request.player in beat.players:
             deadline = beat.ends if deadline is None else min(deadline, beat.ends)
@@ -150,6 +155,10 @@ class WebSeat:
             if self.posed is posed:
                 self.posed = None
                 self.on_change()
+
+    def deadline_of(self, request_id: int) -> float | None:
+        """The event-loop time the decision ``request_id`` times out (None: no limit, or not asked)."""
+        return self._deadlines.get(request_id)
 
     def deliver(self, request_id: int, action: ActionBase) -> bool:
         """Hand over the page's answer to the decision ``request_id``; False when it is not open."""

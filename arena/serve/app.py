@@ -19,7 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
-from arena.serve.api import ID, Api, errors
+from arena.serve.api import ID, NO_SEAT, Api
+from arena.serve.guard import check_public_url, make_guard
 from arena.serve.tables import ANSWER_RATE, ArchivedTable, Table, TableError
 
 log = logging.getLogger("arena.serve")
@@ -47,8 +48,11 @@ class Server:
         keep: float = 600.0,
         max_tables: int = 200,
         answer_rate: tuple[float, float] = ANSWER_RATE,
+        public_url: str | None = None,
     ) -> None:
         self.data = Path(data)
+        self.public = [check_public_url(public_url)] if public_url else []  # scheme://host[:port]
+        self.created: dict[str, tuple[float, asyncio.Future[Any]]] = {}  # Idempotency-Key -> (when, its answer)
         self.answer_rate = answer_rate
         self.live_views = live_views
         self.keep = keep
@@ -143,6 +147,9 @@ class Server:
         """Stop every game without ending it: its transcript stays unfinished, to be resumed."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        for table in self.tables.values():  # each person keeps the time they had left, to the moment
+            if isinstance(table, Table) and not table.over:
+                table.save_clocks(stopped=True)
         tasks = [t.task for t in self.tables.values() if isinstance(t, Table) and t.task is not None and not t.task.done()]
         for task in tasks:
             task.cancel()
@@ -166,20 +173,28 @@ def _page(name: str) -> Any:
 
 
 async def report(request: web.Request) -> web.StreamResponse:
-    """The game's report (every view), once it is over; a seat's own page with ``?as=TOKEN``."""
+    """The game's report (every view), once it is over. A seat's own page is ``POST``ed for, with
+    the token in the form's body (``token``), so that no address ever carries it."""
     server = request.app[SERVER]
     table_id = request.match_info["table"]
-    table = server.find(table_id) if ID.match(table_id) else None
-    if table is None:
-        raise TableError(404, "no such table")
+    viewer = None
+    if request.method == "POST":
+        form = await request.post()
+        token = form.get("token")
+        table = server.find(table_id) if ID.match(table_id) and isinstance(token, str) and token else None
+        if table is not None:
+            viewer = next((s.name for s in table.seats.values() if s.accepts(str(token))), None)
+        if viewer is None:
+            raise TableError(404, NO_SEAT)
+    else:
+        if "as" in request.query:
+            raise TableError(400, "a seat's own page is asked with its token in a form (POST), never in the address")
+        table = server.find(table_id) if ID.match(table_id) else None
+        if table is None:
+            raise TableError(404, "no such table")
+    assert table is not None
     if not table.over:
         raise TableError(409, "the report is written when the game is over")
-    token = request.query.get("as")
-    viewer = None
-    if token is not None:
-        viewer = next((s.name for s in table.seats.values() if s.accepts(token)), None)
-        if viewer is None:
-            raise TableError(404, "no such seat")
     out = server.data / "reports" / (f"{table.id}.{viewer}.html" if viewer else f"{table.id}.html")
     if not out.exists():
         from arena.report import ReportError
@@ -203,7 +218,10 @@ async def security_headers(request: web.Request, handler: Any) -> web.StreamResp
     response = await handler(request)
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    # same-origin: a page's own form posts (the seat's report) carry its Origin, which a
+    # no-referrer policy turns into "null"; no other site ever gets a Referer, and a Referer never
+    # holds the #fragment (a seat's token)
+    response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("X-Frame-Options", "DENY")
     return response
 
@@ -214,7 +232,7 @@ SERVER = web.AppKey("server", Server)
 def make_app(data: Path, **settings: Any) -> web.Application:
     """The application: pages, static files, the API and the tables of ``data`` (``settings``: :class:`Server`'s)."""
     server = Server(data, **settings)
-    app = web.Application(client_max_size=MAX_BODY, middlewares=[security_headers, errors])
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[security_headers, make_guard(server.public)])
     app[SERVER] = server
     app.add_routes(Api(server).routes())
     app.add_routes([
@@ -222,6 +240,7 @@ def make_app(data: Path, **settings: Any) -> web.Application:
         web.get("/tables/{table}/seat", _page("seat")),
         web.get("/tables/{table}/watch", _page("watch")),
         web.get("/tables/{table}/report", report),
+        web.post("/tables/{table}/report", report),
         web.get("/favicon.ico", no_icon),
         web.static("/static", STATIC, append_version=False),
     ])  # fmt: skip
@@ -234,14 +253,24 @@ def is_loopback(host: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
 
 
-def serve(host: str, port: int, data: Path, *, live_views: bool = False, keep: float = 600.0, quiet: bool = False) -> None:
+def serve(
+    host: str,
+    port: int,
+    data: Path,
+    *,
+    live_views: bool = False,
+    keep: float = 600.0,
+    quiet: bool = False,
+    public_url: str | None = None,
+) -> None:
     """Run the server until Ctrl-C (or SIGTERM); unfinished games are resumed on the next start."""
     # the arena's own lines (tables, retries) at INFO; the libraries' only from WARNING on: an HTTP
     # client logs a line per model request at INFO
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     logging.getLogger("arena").setLevel(logging.WARNING if quiet else logging.INFO)
-    app = make_app(data, live_views=live_views, keep=keep)
-    # no access log: a seat's API path carries its token, and tokens are never written anywhere
+    app = make_app(data, live_views=live_views, keep=keep, public_url=public_url)
+    # no access log: no address carries a token (they go in a header or a form), but what a
+    # person's browser asked for when is theirs
     web.run_app(app, host=host, port=port, access_log=None, print=None if quiet else _print_start(host, port), shutdown_timeout=5)
 
 

@@ -15,6 +15,7 @@ from arena.engine import RulesError
 from arena.players.web import WebSeat
 from arena.run.resume import ResumeError, prepare_resume
 from arena.run.transcript import TranscriptError, read_transcript
+from arena.serve.people import DEFAULT_START_WAIT, left_after_restart
 from arena.serve.tables import PERSON, Seat, Table, TableError
 
 
@@ -65,11 +66,18 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
     except (KeyError, TypeError, ValueError) as exc:
         raise TableError(500, f"table record: {exc}") from None
     seed = int(record.get("seed", 0))
-    persons = {
-        seat.name: WebSeat(seat.name, seat.person, timeout=None if timeout is None else float(timeout), seed=seed)
-        for seat in seats
-        if seat.spec == PERSON
-    }
+    clocks = record.get("clocks") or {}
+    persons = {}
+    for seat in seats:
+        if seat.spec == PERSON:
+            clock = clocks.get(seat.name)  # the time the person's open decision had left
+            try:
+                left = {int(clock["request"]): left_after_restart(clock, bool(clock.get("stopped")))} if clock else None
+            except (KeyError, TypeError, ValueError):
+                left = None  # a damaged entry: the full time
+            persons[seat.name] = WebSeat(
+                seat.name, seat.person, timeout=None if timeout is None else float(timeout), seed=seed, left=left
+            )
     path = data / "transcripts" / f"{table_id}.jsonl"
     relay = Relay()  # the table is built from the rebuilt game: its observer binds late
     try:
@@ -85,7 +93,10 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
         beat_seconds=beat_seconds,
         pace=pace,
         created=record.get("created"),
+        start_wait=record.get("start_wait", DEFAULT_START_WAIT),
+        started=bool(record.get("started", True)),
     )
+    table.owner_sha256 = record.get("owner_sha256")
     relay.table = table
     for web in persons.values():
         web.on_change = table.changed
@@ -94,5 +105,6 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
     table.writer = resumption.writer
     table.clock = resumption.clock
     table.resumed = resumption.notes()
+    table.open_gate()  # a table that had not started yet waits for its people again
     table.launch(table._play(resumption.run()))
     return table

@@ -21,23 +21,27 @@ import json
 import logging
 import secrets
 import time
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from arena.engine import Event, Game, RulesError, dump_action, parse_action
+from arena.engine import KINDS, Event, Game, RulesError, dump_action, parse_action
 from arena.engine.events import PUBLIC
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
+from arena.players.human.screen import for_people
 from arena.players.registry import BUILTIN, SpecError, make_player, network_seats, seat_modes
 from arena.players.web import WebSeat, page_rules, seat_notes
-from arena.run.config import ConfigError, first_error, load_config, parse_config, seat_specs
+from arena.run.config import first_error
 from arena.run.transcript import TranscriptError, TranscriptWriter, dumps, read_transcript
-from arena.run.wallclock import DEFAULT_BEAT_SECONDS, ClockError, WallClock
+from arena.run.wallclock import ClockError, WallClock
+from arena.serve.people import DEFAULT_START_WAIT, Gate, clocks_of, turn_of
+
+if TYPE_CHECKING:
+    from arena.serve.setup import TableSetup
 
 log = logging.getLogger("arena.serve")
 
@@ -104,6 +108,8 @@ def day_word(variant: str) -> str:
 def line_of(event: Event, viewer: str | None, word: str) -> tuple[str, str] | None:
     """The sentence a page shows for one event (the terminal's wording); ``viewer`` None is a watcher."""
     if event.to is None:
+        if event.type == "night" and event.data.get("number", event.day) == 0:
+            return "── The first night ──", "bold blue"  # as the rest of the page calls it
         return public_line(event, word)
     if event.type in ("rejected",) and viewer is not None:
         return None
@@ -127,7 +133,7 @@ def options_json(request: Any) -> list[dict[str, Any]]:
                 "max_items": spec.max_items,
                 "forbidden": dict(spec.forbidden),
             }
-        out.append({"kind": opt.kind, "description": opt.description, "fields": fields})
+        out.append({"kind": opt.kind, "description": for_people(opt.description), "fields": fields})
     return out
 
 
@@ -170,97 +176,6 @@ class Waiters:
             self._futures.discard(future)
 
 
-@dataclass
-class TableSetup:
-    """A checked request for a new table."""
-
-    variant: type[Game]
-    options: Any
-    seed: int
-    seats: list[Seat]
-    timeout: float | None = DEFAULT_PERSON_TIMEOUT
-    beat_seconds: float = DEFAULT_BEAT_SECONDS
-    pace: float = 0.0
-
-
-def _person_name(seat: str, spec: str) -> str | None:
-    if spec == PERSON:
-        return seat
-    head, sep, name = spec.partition(":")
-    if head == PERSON and sep:
-        name = " ".join(name.split())
-        if not name or len(name) > 40 or not name.isprintable():
-            raise TableError(400, f"seats.{seat}: a person's name is 1-40 printable characters")
-        return name
-    return None
-
-
-def check_setup(body: Any) -> TableSetup:
-    """``POST /api/tables``'s body as a table set-up, or a 400 saying what is wrong (one line)."""
-    from arena.variants import VARIANTS
-
-    if not isinstance(body, dict):
-        raise TableError(400, "the body must be a JSON object")
-    unknown = sorted(set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace"})
-    if unknown:
-        raise TableError(400, f"unknown key {unknown[0]!r}")
-    name = body.get("variant")
-    if not isinstance(name, str) or name not in VARIANTS:
-        raise TableError(400, f"variant must be one of {', '.join(VARIANTS)}")
-    variant = VARIANTS[name]
-    players = body.get("players")
-    if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
-        raise TableError(400, "players must be a whole number")
-    seed = body.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(1_000_000)
-    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-        raise TableError(400, "seed must be a whole number from 0")
-    given = body.get("seats") or {}
-    if not isinstance(given, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in given.items()):
-        raise TableError(400, "seats must map seat names to specs (person, bot, random or provider:model)")
-    try:
-        config = load_config(variant)
-        text = body.get("config")
-        if text is not None:
-            if not isinstance(text, str):
-                raise TableError(400, "config must be TOML text")
-            try:
-                config = parse_config(variant, tomllib.loads(text), "config")
-            except tomllib.TOMLDecodeError as exc:
-                raise TableError(400, f"config: {exc}") from None
-        options = body.get("options")
-        if options is not None:
-            if not isinstance(options, dict):
-                raise TableError(400, "options must be an object of house rules")
-            try:
-                config.options = variant.Options.model_validate({**config.options.model_dump(), **options})
-            except ValidationError as exc:
-                raise TableError(400, first_error(exc, "options")) from None
-        specs = seat_specs(variant, players, config, [(k, v.strip()) for k, v in given.items()], given_as="seats.{name}")
-    except ConfigError as exc:
-        raise TableError(400, str(exc).removeprefix("config error: ")) from None
-    seats = []
-    for seat, spec in specs.items():
-        if not spec:
-            raise TableError(400, f"seats.{seat}: empty seat spec")
-        person = _person_name(seat, spec)
-        if person is None and spec == "human":
-            raise TableError(400, f"seats.{seat}: a person at a served table is 'person' (or 'person:NAME')")
-        seats.append(Seat(seat, PERSON if person is not None else spec, person))
-    timeout = body.get("timeout", DEFAULT_PERSON_TIMEOUT)
-    if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 86400):
-        raise TableError(400, "timeout must be seconds (0-86400] per decision of a person, or null for no limit")
-    beat = body.get("beat_seconds", DEFAULT_BEAT_SECONDS)
-    if not isinstance(beat, (int, float)) or isinstance(beat, bool) or not 0.2 <= beat <= 600:
-        raise TableError(400, "beat_seconds must be 0.2-600")
-    pace = body.get("pace", 0)
-    if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= 60:
-        raise TableError(400, "pace must be 0-60 seconds between steps")
-    timeout = None if timeout is None else float(timeout)
-    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace))
-
-
 class Table:
     """One live game: its players, its transcript, its seats' decisions and the polls waiting on it."""
 
@@ -275,6 +190,8 @@ class Table:
         beat_seconds: float,
         pace: float = 0.0,
         created: float | None = None,
+        start_wait: float | None = DEFAULT_START_WAIT,
+        started: bool = False,
     ) -> None:
         self.id = table_id
         self.game = game
@@ -300,6 +217,12 @@ class Table:
         self.writer: TranscriptWriter | None = None
         self.clock: WallClock | None = None
         self.resumed: list[str] = []  # for a table its server resumed after a restart: what the rebuild did
+        self.start_wait = start_wait
+        self.started = started  # the game has begun (a resumed table does not wait for its people again)
+        self.gate: Gate | None = None  # the start that waits for the people (docs/serve.md)
+        self.owner_sha256: str | None = None  # whoever made the table may start it before everyone came
+        self._clocks: dict[str, dict[str, Any]] = {}  # the person clocks last saved (a restart keeps them)
+        self._stopping = False
         self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
 
     # ---- files -----------------------------------------------------------------------------------
@@ -320,6 +243,10 @@ class Table:
             "timeout": self.timeout,
             "beat_seconds": self.beat_seconds,
             "pace": self.pace,
+            "start_wait": self.start_wait,
+            "started": self.started,
+            "owner_sha256": self.owner_sha256,
+            "clocks": self._clocks,
             "seats": [
                 {"name": s.name, "spec": s.spec, "person": s.person, "token_sha256": s.token_sha256} for s in self.seats.values()
             ],
@@ -381,7 +308,16 @@ class Table:
         self.transcript.parent.mkdir(parents=True, exist_ok=True)
         self.writer = TranscriptWriter(self.transcript, self.game, specs, extra=extra)
         self.writer.track_usage(self.players)
+        self.open_gate()
         self.launch(self._play())
+
+    def open_gate(self) -> None:
+        """A table with person seats starts when they have all opened their pages (see people.py)."""
+        if self.started or not self.persons:
+            self.started = True
+            return
+        self.gate = Gate(list(self.persons), self.start_wait, self.changed)
+        self.state = "waiting"
 
     def launch(self, coroutine: Any) -> None:
         self.task = asyncio.get_running_loop().create_task(coroutine)
@@ -393,11 +329,24 @@ class Table:
         assert self.writer is not None
         aborted = None
         try:
+            if self.gate is not None:
+                await self.gate.passed()
+                self.state, self.started = "playing", True
+                log.info(
+                    "table %s starts: %s",
+                    self.id,
+                    {"everyone": "every person came", "pressed": "started by its maker"}.get(
+                        self.gate.how or "", "the wait for its people is over"
+                    ),
+                )
+                self.save()
             if resumed is None:
                 await run(self.game, self.players, [self.writer, self], clock=self.clock)
             else:
                 await resumed
         except asyncio.CancelledError:  # the server stops: the game stays unfinished, to be resumed
+            if resumed is not None:
+                resumed.close()  # stopped while it waited for its people: never started
             self.writer.close(self.game)
             raise
         except StopGame as exc:
@@ -434,11 +383,35 @@ class Table:
 
     def changed(self) -> None:
         self.waiters.bump()
+        self.save_clocks()
+
+    def save_clocks(self, stopped: bool = False) -> None:
+        """Keep each person's time left in the table's record when a decision opens or closes (and
+        exactly as the server stops), so that a restart gives the person what they had."""
+        if not self.persons or self._stopping:
+            return
+        self._stopping = stopped  # what a stopping server withdraws is not saved over what it had
+        clocks = clocks_of(self.persons, asyncio.get_running_loop().time())
+        if stopped or {k: v["request"] for k, v in clocks.items()} != {k: v["request"] for k, v in self._clocks.items()}:
+            self._clocks = {name: {**clock, "stopped": stopped} for name, clock in clocks.items()}
+            self.save()
 
     # ---- what a viewer receives ---------------------------------------------------------------------------
     @property
     def over(self) -> bool:
-        return self.state != "playing"
+        return self.state not in ("playing", "waiting")
+
+    def opened(self, seat: str) -> None:
+        """A person's page asked for its seat: the table may start."""
+        if self.gate is not None:
+            self.gate.opened(seat)
+
+    def people(self, now: float) -> dict[str, Any]:
+        """The parts of a state about the people: whose move it is, and the start that waits for them."""
+        return {
+            "turn": None if self.state != "playing" else turn_of(self.game),
+            "start": None if self.gate is None else self.gate.json(now),
+        }
 
     def _dict(self, index: int) -> dict[str, Any]:
         dicts, log_ = self._dicts, self.game.log
@@ -482,7 +455,7 @@ class Table:
         clock = request.clock
         return {
             "id": request.id,
-            "question": request.question,
+            "question": for_people(request.question),  # no "(null)", no snake_case, as at the terminal
             "group": request.group,
             "phase": request.phase,
             "day": request.day,
@@ -516,6 +489,7 @@ class Table:
             "decision": self.decision_for(seat),
             "rules": page_rules(self.variant, self.game.options.model_dump(mode="json"), self.game.view(seat).events),
             "beat": beat_json(web.beat if web is not None else self.beat, now),
+            **self.people(now),
             "over": self.over,
             "state": self.state,
             "aborted": self.aborted,
@@ -535,6 +509,7 @@ class Table:
             "times": times,
             "all_views": everything,
             "beat": beat_json(self.beat, now),
+            **self.people(now),
             "over": self.over,
             "state": self.state,
             "aborted": self.aborted,
@@ -573,10 +548,13 @@ class Table:
         if not isinstance(raw, dict):
             raise TableError(422, "action must be an object with a kind")
         raw = {k: v for k, v in raw.items() if k != "thought"}  # a person's reasoning stays in their head
+        legal = [opt.kind for opt in posed.request.options]
+        if raw.get("kind") not in KINDS:
+            raise TableError(422, f"there is no move {str(raw.get('kind'))[:40]!r}; legal: {', '.join(legal)}")
         try:
             action = parse_action(raw)
         except ValidationError as exc:
-            raise TableError(422, first_error(exc)) from None
+            raise TableError(422, first_error(exc).removeprefix(": ")) from None
         reason = self.game.validate(posed.request, action)
         if reason is not None:
             raise TableError(422, reason)
@@ -647,6 +625,8 @@ class ArchivedTable:
             "seats": list(transcript.header.get("seats", [])),
             "decision": None,
             "beat": None,
+            "turn": None,
+            "start": None,
             "over": True,
             "state": self.state,
             "aborted": transcript.aborted or (None if transcript.summary else "the game was interrupted"),
@@ -697,6 +677,7 @@ async def check_model_seats(players: Mapping[str, Any]) -> None:
 class Created:
     table: Table
     tokens: dict[str, str] = field(default_factory=dict)
+    owner: str | None = None  # the maker's token: starts the table before every person came
 
 
 def new_table(setup: TableSetup, data: Path) -> Created:
@@ -712,6 +693,13 @@ def new_table(setup: TableSetup, data: Path) -> Created:
             token = secrets.token_urlsafe(24)
             tokens[seat.name] = token
             seat.token_sha256 = token_hash(token)
-    table = Table(table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace)
+    table = Table(
+        table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace,
+        start_wait=setup.start_wait,
+    )  # fmt: skip
     table.build_players()
-    return Created(table, tokens)
+    owner = None
+    if tokens:  # whoever made a table with people may start it before they all came
+        owner = secrets.token_urlsafe(24)
+        table.owner_sha256 = token_hash(owner)
+    return Created(table, tokens, owner)

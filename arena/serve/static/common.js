@@ -39,6 +39,14 @@ function claimText(claim) {
 }
 
 const MCKAY = ["duel", "duel3", "trio"];
+const NIGHT = /night|dawn|channel/;
+const ORDINALS = ["", "first", "second", "third", "fourth", "fifth", "sixth"];
+
+// "Ann", "Ann and Bob", "Ann, Bob and Cid"
+function names(list) {
+  if (list.length <= 1) return list.join("");
+  return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+}
 
 // What the seats panel shows, learned from the events a viewer received (nothing else).
 class Table {
@@ -50,16 +58,34 @@ class Table {
     this.alive = Object.fromEntries(seats.map((s) => [s, true]));
     this.cards = {};
     this.claims = {};
+    this.knows = {};        // seat -> what this viewer learned about it privately (a check, a team-mate)
+    this.looked = [];       // McKay: the face-down cards this seat looked at
     this.scores = null;
     this.myCard = null;
     this.when = "";
+    this.night = false;
+    this.hands = null;      // McKay: how many hands the match has
     this.result = null;
   }
 
   learn(event) {
     const data = event.data || {};
     const isPublic = !event.to;
-    if (event.type === "role" && event.to && event.to.includes(this.me)) this.myCard = data.role;
+    const mine = !!(event.to && event.to.includes(this.me));
+    if (event.type === "role" && mine) this.myCard = data.role;
+    if (event.type === "team" && mine) {
+      for (const m of data.members || []) if (m !== this.me) this.knows[m] = `${data.team || "mafia"} · your team-mate`;
+    }
+    if (event.type === "team" && !this.me && !isPublic) {  // a watcher after the game: every team
+      for (const m of data.members || []) this.knows[m] = "mafia";
+    }
+    if (event.type === "check_result" && (mine || !this.me) && data.target) {
+      this.knows[data.target] = `checked: ${data.result}`;
+    }
+    if (event.type === "cop_look" && mine) {
+      const where = ORDINALS[data.position] ? `the ${ORDINALS[data.position]} face-down card` : `face-down card ${data.position}`;
+      this.looked.push(`${where}: ${data.card}`);
+    }
     if (event.type === "death" && isPublic) {
       this.alive[data.player] = false;
       if (data.role) this.cards[data.player] = data.role;
@@ -67,8 +93,13 @@ class Table {
     if (event.type === "hand" && isPublic) {
       for (const s of this.seats) this.alive[s] = true;
       this.cards = {};
+      this.looked = [];
+      if (data.of) this.hands = data.of;
     }
     if (event.type === "hand_over" && isPublic) {
+      // a death ends a hand, not a seat: every seat plays the next hand (and the match's winner is
+      // never shown struck through)
+      for (const s of this.seats) this.alive[s] = true;
       this.cards = Object.assign({}, data.roles || {});
       this.scores = data.scores || this.scores;
     }
@@ -76,20 +107,27 @@ class Table {
     if (event.type === "game_over") {
       this.cards = Object.assign({}, data.roles || {});
       this.result = data;
+      if (this.mckay) for (const s of this.seats) this.alive[s] = true;
     }
-    if (this.mckay) this.when = `Hand ${event.day}`;
-    else if (event.phase) this.when = `${/night|dawn|channel/.test(event.phase) ? "Night" : "Day"} ${event.day}`;
+    if (this.mckay) this.when = `Hand ${event.day}${this.hands ? " of " + this.hands : ""}`;
+    else if (event.phase) {
+      this.night = NIGHT.test(event.phase);
+      this.when = this.night ? (event.day === 0 ? "The first night" : `Night ${event.day}`) : `Day ${event.day}`;
+    }
   }
 
   render(list) {
     list.replaceChildren();
     for (const seat of this.seats) {
-      const item = el("li", { class: this.alive[seat] ? "" : "dead", "data-seat": seat },
+      const dead = !this.alive[seat];
+      const item = el("li", { class: dead ? "dead" : "", "data-seat": seat },
         el("span", { class: "name", text: seat }),
         seat === this.me ? el("span", { class: "me", text: `you${this.myCard ? " · " + this.myCard : ""}` }) : null,
-        el("span", { class: "state", text: this.alive[seat] ? "alive" : "dead" }),
+        el("span", { class: "state", text: dead ? "dead" : (this.mckay ? "in the hand" : "alive") }),
         this.cards[seat] ? el("span", { class: "card", text: this.cards[seat] }) : null,
-        this.scores && seat in this.scores ? el("span", { class: "score", text: `${this.scores[seat]} pts` }) : null,
+        this.scores && seat in this.scores ? el("span", { class: "score", text: `${this.scores[seat] > 0 ? "+" : ""}${this.scores[seat]} pts` }) : null,
+        this.knows[seat] ? el("span", { class: "knows", "data-knows": seat, text: this.knows[seat] }) : null,
+        seat === this.me && this.looked.length ? el("span", { class: "knows", text: `you looked at ${this.looked.join("; ")}` }) : null,
         this.claims[seat] ? el("span", { class: "claim", text: this.claims[seat] }) : null);
       list.append(item);
     }
@@ -111,15 +149,33 @@ class Countdown {
 }
 
 function appendLines(chat, lines) {
-  const atBottom = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 40;
   for (const [seq, text, style] of lines) {
     chat.append(el("p", { class: lineClass(text, style || ""), "data-seq": seq, text }));
   }
-  if (atBottom || lines.length) chat.scrollTop = chat.scrollHeight;
+  if (lines.length) toBottom(chat);
+}
+
+function toBottom(chat) {
+  chat.scrollTop = chat.scrollHeight;
+  chat.stuck = true;
+  chat.auto = chat.scrollTop;  // the position set here: its scroll event is not the reader's
+}
+
+// The chat keeps its latest lines in view when the panel below it grows or the window turns,
+// unless the reader has scrolled up to read back.
+function stickToBottom(chat) {
+  chat.stuck = true;
+  chat.addEventListener("scroll", () => {
+    if (chat.auto !== undefined && Math.abs(chat.scrollTop - chat.auto) < 2) return;
+    chat.stuck = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 40;
+  });
+  if (typeof ResizeObserver === "function") {
+    new ResizeObserver(() => { if (chat.stuck) toBottom(chat); }).observe(chat);
+  }
 }
 
 // Long-poll ``url`` for news; ``apply`` gets every answer; retries (a dropped connection) by itself.
-async function poll(url, apply, connection) {
+async function poll(url, apply, connection, headers) {
   let after = 0;
   let version = null;
   let failures = 0;
@@ -127,7 +183,7 @@ async function poll(url, apply, connection) {
     const query = `?after=${after}&wait=25` + (version === null ? "" : `&version=${version}`);
     let state;
     try {
-      const response = await fetch(url + query, { cache: "no-store" });
+      const response = await fetch(url + query, { cache: "no-store", headers: headers || {} });
       if (response.status === 404) {
         connection.textContent = "This link is not valid (no such table or seat).";
         return;

@@ -47,8 +47,33 @@ function pickVariant() {
   drawSeats();
 }
 
+// One click, one table: the button is off while a request is out, and every request of one press
+// carries the same Idempotency-Key, so a repeat gets the same table back instead of a second one.
+let pending = null;
+
+function newKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function create(event) {
   event.preventDefault();
+  if (pending) return;  // a second click while the first is out
+  const button = document.getElementById("create-button");
+  pending = newKey();
+  button.disabled = true;
+  button.textContent = "Creating the table…";
+  try {
+    await createWith(pending);
+  } finally {
+    pending = null;
+    button.disabled = false;
+    button.textContent = "Create the table";
+  }
+}
+
+async function createWith(key) {
   const error = document.getElementById("create-error");
   error.textContent = "";
   const seats = {};
@@ -67,12 +92,22 @@ async function create(event) {
   if (timeout !== "") body.timeout = Number(timeout);
   const beat = document.getElementById("beat").value;
   if (beat !== "") body.beat_seconds = Number(beat);
+  const wait = document.getElementById("start-wait").value;
+  if (wait !== "") body.start_wait = Number(wait);
   const pace = document.getElementById("pace").value;
   if (pace !== "" && Number(pace) > 0) body.pace = Number(pace);
   const config = document.getElementById("config").value;
   if (config.trim()) body.config = config;
-  const response = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const answer = await response.json();
+  let response;
+  let answer;
+  try {
+    const headers = { "Content-Type": "application/json", "Idempotency-Key": key };
+    response = await fetch("/api/tables", { method: "POST", headers, body: JSON.stringify(body) });
+    answer = await response.json();
+  } catch (err) {
+    error.textContent = "The server could not be reached: try again.";
+    return;
+  }
   if (response.status !== 201) { error.textContent = answer.error || `HTTP ${response.status}`; return; }
   const box = document.getElementById("created");
   const list = el("ul", {});
@@ -82,7 +117,21 @@ async function create(event) {
   }
   const watch = location.origin + answer.watch;
   list.append(el("li", {}, "Watch: ", el("a", { href: watch, id: "watch-link", text: watch })));
-  box.replaceChildren(el("h2", { text: `Table ${answer.table}` }), list);
+  const parts = [el("h2", { text: `Table ${answer.table}` }), list];
+  if (answer.owner) {  // a table with people waits for them; its maker may start it at once
+    const note = el("p", { class: "small", id: "start-note", text: body.start_wait === 0
+      ? "The game starts now."
+      : `The game and its clocks start when every person has opened their link${body.start_wait ? `, or after ${body.start_wait} s at the latest (a seat whose person has not come plays its defaults)` : ""}, or when you press the button.` });
+    const start = el("button", { type: "button", id: "start-now", class: "secondary", text: "Start now, without waiting" });
+    start.addEventListener("click", async () => {
+      start.disabled = true;
+      const r = await fetch(`/api/tables/${answer.table}/start`, { method: "POST", headers: { "X-Owner-Token": answer.owner } });
+      note.textContent = r.ok ? "Started." : "The table could not be started.";
+      listTables();
+    });
+    parts.push(note, start);
+  }
+  box.replaceChildren(...parts);
   listTables();
 }
 
@@ -94,8 +143,8 @@ async function listTables() {
     body.replaceChildren(...tables.map((t) => el("tr", {},
       el("td", {}, el("a", { href: t.watch, text: t.table })),
       el("td", { text: t.variant }),
-      el("td", { text: t.state + (t.state === "playing" && t.day ? ` (${["duel", "duel3", "trio"].includes(t.variant) ? "hand" : "day"} ${t.day})` : "") }),
-      el("td", { class: "small", text: Object.entries(t.seats).map(([n, s]) => `${n}: ${s}`).join(", ") }))));
+      el("td", { text: t.state === "waiting" ? "waiting for people" : t.state + (t.state === "playing" && t.day ? ` (${["duel", "duel3", "trio"].includes(t.variant) ? "hand" : "day"} ${t.day})` : "") }),
+      el("td", { class: "small seats-cell" }, ...Object.entries(t.seats).map(([n, s]) => el("span", { class: "seat-chip", text: `${n}:\u00a0${s}` }))))));
   } catch (err) { /* the next refresh tries again */ }
 }
 

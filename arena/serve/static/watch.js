@@ -9,7 +9,9 @@ const seatsList = document.getElementById("seats");
 const clock = document.getElementById("clock");
 const whenNode = document.getElementById("when");
 const connection = document.getElementById("connection");
+stickToBottom(chat);
 const note = document.getElementById("note");
+const statusLine = document.getElementById("status");
 const beatClock = new Countdown();
 let beatLabel = "";
 let table = null;
@@ -35,6 +37,7 @@ function apply(state) {
   beatLabel = state.beat ? state.beat.label : "";
   beatClock.set(state.beat ? state.beat.left : null);
   document.getElementById("view").textContent = allViews ? "Every view (the game is over, or this table has no person)" : "The public view";
+  statusLine.textContent = watchStatus(state);
   if (state.over) {
     over = true;
     const text = state.state === "over" ? table.resultText() : `The game was stopped${state.aborted ? ": " + state.aborted : ""}.`;
@@ -42,6 +45,21 @@ function apply(state) {
       el("a", { href: `/tables/${tableId}/report`, target: "_blank", rel: "noopener", text: "the game's report" }));
   }
   return null;
+}
+
+// The watcher's status line: waiting for the people, whose move it is as everyone knows it, the end.
+function watchStatus(state) {
+  if (state.over) return state.state === "over" ? table.resultText() : "The game was stopped.";
+  if (state.state === "waiting" && state.start && !state.start.open) {
+    return `Waiting for ${names(state.start.waiting_for || [])} to open their seat's page: the game starts when everyone is here.`;
+  }
+  const turn = state.turn;
+  if (!turn) return "The table moves on…";
+  if (!turn.players) return table.night ? "The night: the players are choosing." : "Players are choosing in secret.";
+  if (turn.group === "beat") return "A beat: everyone moves.";
+  if (["discussion", "defence", "last_words", "floor"].includes(turn.group)) return `${names(turn.players)} ${turn.players.length > 1 ? "are" : "is"} speaking.`;
+  if (turn.group === "vote" || turn.group === "verdict") return `Voting: ${names(turn.players)}.`;
+  return `Waiting for ${names(turn.players)}.`;
 }
 
 setInterval(() => {
