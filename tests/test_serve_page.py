@@ -75,17 +75,17 @@ def statuses_until_over(browser: Browser, seconds: float = 150.0) -> list[str]:
 
 
 def test_the_status_line_is_always_true_and_the_seats_list_marks_what_the_seat_knows(tmp_path: Path) -> None:
-    """Items 1 and 3: seed 4 at nine seats deals Ann mafia with Gus; nobody answers for Ann (her
-    defaults are played), she dies second of six, the game goes on and ends. The status line names whose move it is, says
+    """Items 1 and 3: seed 3 at nine seats deals Ann mafia with Dee; nobody answers for Ann (her
+    defaults are played), she dies third of five, the game goes on and ends. The status line names whose move it is, says
     "the night", says she is dead, and the game over; the seats list marks her team-mate; the chat
     says "the first night", not "Night 0"; no question shows "(null)"."""
     with serving(tmp_path / "data") as server, chromium() as browser:
         # a pause between steps, so that the others' moves are on the page long enough to be read
-        made = server.table(variant="classic", players=9, seed=4, seats={"Ann": "person"}, timeout=1.0, pace=0.4)
+        made = server.table(variant="classic", players=9, seed=3, seats={"Ann": "person"}, timeout=1.0, pace=0.4)
         browser.open(server.base + made["seats"]["Ann"]["url"], 1280, 800)
         wait_for(browser, "!!document.querySelector('#seats [data-knows]')")
         seats = browser.evaluate(SEATS)
-        assert "your team-mate" in seats["Gus"] and not any("team-mate" in v for k, v in seats.items() if k != "Gus")
+        assert "your team-mate" in seats["Dee"] and not any("team-mate" in v for k, v in seats.items() if k != "Dee")
         questions: list[str] = []
         seen: list[str] = []
         dead_panel = False
