@@ -138,7 +138,8 @@ async def test_the_seat_page_carries_the_notes_and_mckays_points(tmp_path) -> No
         rules: dict[str, Any] = {}
         after = 0
         for _ in range(400):
-            state = await (await client.get(f"/api/tables/{made['table']}/seats/{token}?after={after}&wait=10")).json()
+            url = f"/api/tables/{made['table']}/seat?after={after}&wait=10"
+            state = await (await client.get(url, headers={"X-Seat-Token": token})).json()
             rules = state.get("rules") or rules
             if state["events"]:
                 after = state["events"][-1]["seq"]
@@ -150,7 +151,7 @@ async def test_the_seat_page_carries_the_notes_and_mckays_points(tmp_path) -> No
                 if "Your accusation also names your team's shot" in " ".join(notes) and rules.get("team_rule"):
                     break
                 body = {"decision": decision["id"], "action": dict(decision["default"])}
-                await client.post(f"/api/tables/{made['table']}/seats/{token}/answer", json=body)
+                await client.post(f"/api/tables/{made['table']}/seat/answer", json=body, headers={"X-Seat-Token": token})
         assert "Mafia alive: 2 — you and Gus." in notes
         assert any(n.startswith("Your accusation also names your team's shot") for n in notes)
         assert rules["team_rule"].startswith("Your team's night shot follows one rule")
