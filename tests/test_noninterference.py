@@ -233,7 +233,8 @@ def _pairs_of(variant: str, kind: Callable[[Spec, Any], Iterator[Spec]]) -> list
             if not game.finished or public(game) != public(base):
                 continue
             viewers = [n for n in base.seats if seen(base, n) == seen(game, n)]
-            if viewers and len(viewers) < len(base.seats):  # something differs, for somebody
+            hidden = [e.to_dict() for e in base.log] != [e.to_dict() for e in game.log]
+            if viewers and (len(viewers) < len(base.seats) or hidden):  # something differs, for somebody
                 found.append((spec, other, viewers))
         if len(found) >= PAIRS:
             break
@@ -365,14 +366,22 @@ def _first_difference(a: list[str] | str, b: list[str] | str) -> str:
 @pytest.mark.parametrize("variant", list(SEATS))
 def test_a_seat_reads_the_same_when_only_hidden_things_differ(variant: str, tmp_path: Path) -> None:
     found = pairs(variant)
-    assert len(found) >= PAIRS + 1, f"{variant}: only {len(found)} pairs of games differing only in hidden things"
+    # trio's two centre cards reach no log unless the first declarer looks, and the card looked at is
+    # shown at the hand's end: there its hidden differences are refused answers
+    assert len(found) >= PAIRS + (variant != "trio"), f"{variant}: only {len(found)} pairs of games that differ in hidden things"
+    leaks: list[str] = []
     for number, (one, other, viewers) in enumerate(found):
         a = channels(one, tmp_path / f"{number}a", viewers)
         b = channels(other, tmp_path / f"{number}b", viewers)
-        assert a.watch == b.watch, f"{variant}: the watch page tells the games apart: {_first_difference(a.watch, b.watch)}"
+        if a.watch != b.watch:
+            leaks.append(f"pair {number}: the watch page: {_first_difference(a.watch, b.watch)}")
         for seat in viewers:
-            where = f"{variant}, {seat} (pair {number})"
-            assert a.api[seat] == b.api[seat], f"{where}: the seat API differs: {_first_difference(a.api[seat], b.api[seat])}"
-            assert a.screen[seat] == b.screen[seat], f"{where}: the terminal differs: {_first_difference(a.screen[seat], b.screen[seat])}"
-            assert a.shown[seat] == b.shown[seat], f"{where}: arena show --as differs: {_first_difference(a.shown[seat], b.shown[seat])}"
-            assert a.page[seat] == b.page[seat], f"{where}: arena report --as differs: {_first_difference(a.page[seat], b.page[seat])}"
+            for channel, x, y in (
+                ("the seat API", a.api[seat], b.api[seat]),
+                ("the terminal", a.screen[seat], b.screen[seat]),
+                ("arena show --as", a.shown[seat], b.shown[seat]),
+                ("arena report --as", a.page[seat], b.page[seat]),
+            ):
+                if x != y:
+                    leaks.append(f"pair {number}, {seat}: {channel}: {_first_difference(x, y)}")
+    assert not leaks, f"{variant}: {len(leaks)} views tell the games apart; the first:\n" + "\n".join(leaks[:3])
