@@ -9,8 +9,9 @@ terminal is read in the main thread while the game runs in a worker (:mod:`.keyb
 other seats of a simultaneous step keep deciding, and a question with a time limit (a beat of
 McKay's games on the wall clock, ``--human-timeout``) counts down and is withdrawn when its time
 is up, keeping what was typed. What the person types is checked against the request first; a
-mistake gets one line and the same question again. Ctrl-C, ``quit`` or the end of input ask once
-and then stop the game with :class:`~arena.players.base.StopGame`. After the person's death the
+mistake gets one line and the same question again. Ctrl-C, ``quit`` or the end of input ask once;
+only a typed yes stops the game (:class:`~arena.players.base.StopGame`), or input that has ended
+for good. After the person's death the
 rest of the game is paged a day or a night at a time (:meth:`HumanPlayer.hold`).
 """
 
@@ -110,6 +111,7 @@ class HumanPlayer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock: asyncio.Lock | None = None
         self._quitting = False
+        self._ends = 0  # ends of input in a row (three: the input has ended for good)
         self._asking_quit: asyncio.Task[None] | None = None
         self._drafts: dict[int, Draft] = {}
         self._deadlines: dict[int, float] = {}
@@ -476,6 +478,7 @@ class HumanPlayer:
                 await self._maybe_quit(item)
                 continue
             assert isinstance(item, str)
+            self._ends = 0
             command = norm(item).lstrip("/")
             if command in ("help", "?"):
                 self._out(help_text(self.variant, self.options))
@@ -505,22 +508,43 @@ class HumanPlayer:
             return await self.keyboard.read(prompt, words, **extra)
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
-        """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
+        """Ask once; only a typed yes stops the game (or input that has ended for good)."""
         if await self._confirm_quit(trigger):
             self._quitting = True
             raise StopGame(self.quit_reason)
         self._out(Text("Back to the game.", style="dim"))
 
     async def _confirm_quit(self, trigger: Key | None) -> bool:
-        """Ctrl-C, Ctrl-D and ``quit`` all ask; a second Ctrl-C or Ctrl-D (or input that has
-        ended: a closed pipe answers every read with its end) is a yes."""
+        """Ctrl-C, Ctrl-D and ``quit`` all ask, and only a typed ``y`` or ``yes`` is a yes: a second
+        Ctrl-C or Ctrl-D is a no (keys pressed twice in a hurry are not an answer), and so is the
+        end of input. Input that has ended for good (a closed pipe or file: the keyboard says so,
+        or three ends in a row with no line between) stops the game as ``input ended``, since
+        nobody can answer any more; the game stays resumable and nothing new is shown."""
         if trigger is EOF:
             self._out()
+            self._ends += 1
+        if self._input_ended():
+            raise StopGame(self._ended_reason())
         answer = await self._raw("Quit the game? [y/N] ", aside=True)
+        if answer is EOF:
+            self._ends += 1
+            if self._input_ended():
+                raise StopGame(self._ended_reason())
         if isinstance(answer, Key):
-            self._out(Text("yes" + (" (end of input)" if answer is EOF else ""), style="bold yellow"))
-            return True
+            self._out(Text("no" + (" (end of input is not an answer)" if answer is EOF else ""), style="dim"))
+            return False
+        self._ends = 0
         return norm(answer) in ("y", "yes")
+
+    def _input_ended(self) -> bool:
+        return bool(getattr(self.keyboard, "ended", False)) or self._ends >= 3
+
+    def _ended_reason(self) -> str:
+        self._quitting = True
+        reason = self.quit_reason = f"{self.name}'s input ended"
+        stop = f"The input has ended: the game stops here ({reason}); arena resume goes on with it."
+        self._out(Text(stop, style="bold yellow"))
+        return reason
 
     def _on_interrupt(self) -> None:
         """Ctrl-C: answered by the prompt on screen, else asked between turns."""
