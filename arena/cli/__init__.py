@@ -410,10 +410,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from arena.report.show import ShowError, load, show
-    from arena.run.transcript import TranscriptError
+    from arena.run.transcript import TranscriptError, note_look
 
     try:
-        show(load(Path(args.file)), Console(), args.as_name)
+        transcript = load(Path(args.file))
+        if args.as_name is None or args.as_name in (transcript.header.get("seats") or []):
+            note_look(transcript, "arena show", args.as_name)  # more than a person saw of their unfinished game: recorded
+        show(transcript, Console(), args.as_name)
     except (TranscriptError, ShowError) as exc:
         raise CliError(str(exc)) from None
     return 0
