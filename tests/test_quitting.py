@@ -3,6 +3,7 @@ is recorded: ``arena resume`` then refuses to seat the person again (issue 30, i
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 from pathlib import Path
@@ -16,6 +17,8 @@ from arena.cli.console import print_next_steps, print_stopped
 from arena.engine import DecisionRequest, Game, View
 from arena.players.base import StopGame, SyncPlayer
 from arena.players.bot import BotPlayer
+from arena.players.human import HumanPlayer
+from arena.players.human.keyboard import INTERRUPT
 from arena.run.orchestrator import run_sync
 from arena.run.transcript import TranscriptWriter, read_transcript
 from arena.variants import VARIANTS
@@ -123,3 +126,38 @@ def test_a_finished_game_or_one_without_a_person_records_no_look(tmp_path: Path)
         run_sync(game, {n: BotPlayer(n, 2) for n in SEATS}, [writer])
     assert main(["show", str(path)]) == 0 and main(["report", str(path)]) == 0
     assert read_transcript(path).looked == []
+
+
+class Clocked:
+    """A keyboard that keeps each prompt with the deadline it was given, answering from a list."""
+
+    def __init__(self, answers: list[Any]) -> None:
+        self.answers, self.asked, self.waiting = answers, [], False
+
+    def start(self, loop: Any, on_interrupt: Any) -> None:
+        pass
+
+    async def read(self, prompt: str, words: Any = (), *, deadline: float | None = None, aside: bool = False) -> Any:
+        await asyncio.sleep(0)
+        self.asked.append((prompt, deadline))
+        return self.answers.pop(0)
+
+    def interrupt(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_question_to_quit_is_not_on_the_clock() -> None:
+    """Ctrl-C at a question with a time limit: 'Quit the game?' has no countdown of its own (it is not
+    drawn on the timed prompt's line, nor withdrawn with it); a no goes back to the question."""
+    game = VARIANTS["duel"](["Ann", "Bob"], {"hands": 1}, 3)
+    request = next(r for r in game.pending() if r.player == "Ann")
+    keys = Clocked([INTERRUPT, "n", "1"])
+    me = HumanPlayer("Ann", console=Console(file=io.StringIO(), color_system=None), timeout=60, keyboard=keys)
+    action = asyncio.run(me.decide(request, game.view("Ann"), None))
+    assert action.kind == "pass"
+    (move, timed), (quit_, untimed), (again, timed_again) = keys.asked
+    assert quit_ == "Quit the game? [y/N] " and untimed is None
+    assert timed is not None and timed_again == timed and move == again

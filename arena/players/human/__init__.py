@@ -501,14 +501,25 @@ class HumanPlayer:
             if self._quitting:
                 raise StopGame(self.quit_reason)
             extra: dict[str, Any] = {}
-            if self._deadline is not None:
+            if self._deadline is not None and not aside:  # the question to quit is not on the clock
                 extra["deadline"] = self._deadline
             if aside:
                 extra["aside"] = True
             return await self.keyboard.read(prompt, words, **extra)
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
-        """Ask once; only a typed yes stops the game (or input that has ended for good)."""
+        """Ask once; only a typed yes stops the game (or input that has ended for good).
+
+        Asked during a question on the clock (a beat), the question to quit is not on the clock: it
+        is asked in a task of its own, without a countdown, and stays open when the beat ends (the
+        beat's move is then the default, as for any unanswered beat)."""
+        if self._deadline is not None and self._loop is not None:
+            if self._asking_quit is None:
+                self._asking_quit = self._loop.create_task(self._quit_between_turns(trigger))
+            await asyncio.shield(self._asking_quit)
+            if self._quitting:
+                raise StopGame(self.quit_reason)
+            return
         if await self._confirm_quit(trigger):
             self._quitting = True
             raise StopGame(self.quit_reason)
@@ -554,9 +565,9 @@ class HumanPlayer:
         elif self._asking_quit is None and not self._quitting and self._loop is not None:
             self._asking_quit = self._loop.create_task(self._quit_between_turns())
 
-    async def _quit_between_turns(self) -> None:
+    async def _quit_between_turns(self, trigger: Key | None = INTERRUPT) -> None:
         try:
-            if await self._confirm_quit(INTERRUPT):
+            if await self._confirm_quit(trigger):
                 self._quitting = True
                 self._out(Text("Stopping the game…", style="bold yellow"))
             else:
