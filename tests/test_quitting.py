@@ -161,3 +161,36 @@ def test_the_question_to_quit_is_not_on_the_clock() -> None:
     (move, timed), (quit_, untimed), (again, timed_again) = keys.asked
     assert quit_ == "Quit the game? [y/N] " and untimed is None
     assert timed is not None and timed_again == timed and move == again
+
+
+def test_quit_works_while_watching_a_mckay_hand_after_ones_death() -> None:
+    """Out of a hand (dead in it), the person is asked nothing; a watch> prompt still takes quit."""
+    from arena.engine import Decision
+    from arena.players.base import Beat
+
+    for seed in range(40):  # a duel3 hand in which Ann dies first and the hand goes on
+        game = VARIANTS["duel3"](["Ann", "Bob", "Cid"], {"hands": 1}, seed)
+        bots = {n: BotPlayer(n, seed) for n in game.seats}
+        while not game.finished and game.is_alive("Ann"):
+            game.resolve([Decision(r, bots[r.player].decide_now(r, game.view(r.player), None)) for r in game.pending()])
+        if not game.finished:
+            break
+    else:
+        pytest.skip("no duel3 hand in which Ann died first")
+    keys = Clocked(["hello", "quit", "y"])
+    console = Console(file=io.StringIO(), color_system=None, width=200)
+    me = HumanPlayer("Ann", console=console, keyboard=keys)
+
+    async def watch() -> None:
+        me(game)  # the death on screen: out of this hand
+        loop = asyncio.get_running_loop()
+        me.beat_started(Beat("Hand 1, beat 9 of 18", ("Bob", "Cid"), 10.0, loop.time(), loop.time() + 10))
+        assert me._watch is not None
+        await me._watch
+        with pytest.raises(StopGame):
+            me(game)
+
+    asyncio.run(watch())
+    screen = console.file.getvalue()  # type: ignore[attr-defined]
+    assert [p for p, _ in keys.asked] == ["watch> ", "watch> ", "Quit the game? [y/N] "]
+    assert "You are out for the rest of this hand" in screen and "nothing to answer until the next" in screen

@@ -128,6 +128,8 @@ class HumanPlayer:
         self._last_menu: tuple[str, ...] = ()  # in a run of beats: what was shown last beat
         self._last_question: str | None = None
         self._match_told = False  # McKay's games on the wall clock: the match length was said
+        self._out_of_hand = False  # McKay's games: dead in the hand being played, watching it
+        self._watch: asyncio.Task[None] | None = None  # the watch> prompt meanwhile (quit, help, log work)
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -156,6 +158,8 @@ class HumanPlayer:
             self.know.learn(event)
             if event.type == "hand":
                 self._day_word = "Hand"
+                self._out_of_hand = False
+                self._stop_watching()
             line = event_line(event, self.name, self._day_word)
             if line is not None and not self._skipping:
                 self._print(Text(*line))
@@ -171,6 +175,7 @@ class HumanPlayer:
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
                 if self._day_word == "Hand":
                     self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))
+                    self._out_of_hand = True
                 else:
                     self._print(Text("You are out for the rest of the game.", style="bold red"))
                     self._watching, self._paused = True, True  # hold() asks how to go on
@@ -232,6 +237,7 @@ class HumanPlayer:
             self.variant = next((e.data.get("variant") for e in view.events if e.type == "role"), None)
         self._start()
         self._catch_up(view)
+        await self._stop_watching_now()  # a dead judge or a soliloquy is asked: the watch> prompt gives way
         if self._quitting:
             raise StopGame(self.quit_reason)
         draft = self._drafts.setdefault(request.id, Draft())
@@ -290,11 +296,40 @@ class HumanPlayer:
             return
         who = f"{and_list(others)} may act" if others else "nobody may act"
         line = f"{beat.label} · {beat.seconds:g} s · {who}"
+        if self._out_of_hand and self._loop is not None and not self._skipping:
+            self._print(Text(line, style="bold cyan"))  # above the watch> prompt, which stays open
+            if self._watch is None or self._watch.done():
+                self._watch = self._loop.create_task(self._watch_hand())
+            return
         status = getattr(self.keyboard, "show_status", None)
         if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
             status(f"{beat.label} · {who}", beat.ends, line)
         else:
             self._print(Text(line, style="bold cyan"))
+
+    async def _watch_hand(self) -> None:
+        """McKay's games: out of the hand being played, the person has nothing to answer, but the
+        commands still work (``quit`` above all) at a ``watch>`` prompt, open until the hand ends."""
+        try:
+            while True:
+                await self._read("watch> ")
+                self._out(Text("You are out of this hand: nothing to answer until the next (quit, help, log work).", style="dim"))
+        except StopGame:
+            self._quitting = True
+            self._out(Text("Stopping the game…", style="bold yellow"))
+        except asyncio.CancelledError:
+            pass
+
+    def _stop_watching(self) -> None:
+        if self._watch is not None and not self._watch.done():
+            self._watch.cancel()
+
+    async def _stop_watching_now(self) -> None:
+        task, self._watch = self._watch, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     def _beat_of(self, request: DecisionRequest) -> Beat | None:
         beat = self._beat
@@ -582,6 +617,7 @@ class HumanPlayer:
         self.keyboard.close()
         if self._asking_quit is not None:
             self._asking_quit.cancel()
+        self._stop_watching()
 
     async def aclose(self) -> None:
         self.close()
