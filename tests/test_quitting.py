@@ -194,3 +194,14 @@ def test_quit_works_while_watching_a_mckay_hand_after_ones_death() -> None:
     screen = console.file.getvalue()  # type: ignore[attr-defined]
     assert [p for p, _ in keys.asked] == ["watch> ", "watch> ", "Quit the game? [y/N] "]
     assert "You are out for the rest of this hand" in screen and "nothing to answer until the next" in screen
+
+
+def test_a_persons_game_being_played_is_not_shown_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = VARIANTS["classic"](list(SEATS), None, 2)
+    path = tmp_path / "live.jsonl"
+    with TranscriptWriter(path, game, {n: "human" if n == "Ann" else "bot" for n in SEATS}) as writer:
+        writer(game)  # being played: the writer holds the file
+        assert main(["show", str(path)]) == 2 and main(["report", str(path)]) == 2
+        assert capsys.readouterr().err.count("another process is playing this game") == 2
+        assert main(["show", str(path), "--as", "Ann"]) == 0  # her own view is hers
+    assert read_transcript(path).looked == []

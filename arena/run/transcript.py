@@ -326,12 +326,15 @@ def note_look(transcript: Transcript, by: str, viewer: str | None = None) -> boo
         return False
     by = by if viewer is None else f"{by} --as {viewer}"
     path = transcript.path
-    with path.open("r+b") as file:
-        _lock(file, path)  # TranscriptBusy while a writer plays it
-        whole = file.read().rfind(b"\n") + 1  # a crash's half-written last line goes, as arena resume drops it
-        file.seek(whole)
-        file.truncate()
-        file.write((dumps({"type": "looked", "by": by, "at": utc_now().isoformat(timespec="seconds")}) + "\n").encode())
+    try:
+        with path.open("r+b") as file:
+            _lock(file, path)  # TranscriptBusy while a writer plays it
+            whole = file.read().rfind(b"\n") + 1  # a crash's half-written last line goes, as arena resume drops it
+            file.seek(whole)
+            file.truncate()
+            file.write((dumps({"type": "looked", "by": by, "at": utc_now().isoformat(timespec="seconds")}) + "\n").encode())
+    except OSError as exc:  # not recorded, not shown: the person could otherwise be seated again
+        raise TranscriptError(f"{path}: a person's unfinished game: cannot record the look ({exc.strerror or exc})") from None
     return True
 
 
