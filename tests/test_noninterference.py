@@ -385,3 +385,24 @@ def test_a_seat_reads_the_same_when_only_hidden_things_differ(variant: str, tmp_
                 if x != y:
                     leaks.append(f"pair {number}, {seat}: {channel}: {_first_difference(x, y)}")
     assert not leaks, f"{variant}: {len(leaks)} views tell the games apart; the first:\n" + "\n".join(leaks[:3])
+
+
+def test_a_models_tool_call_ids_count_its_own_decisions() -> None:
+    """A model reads its history: a tool call the server gave no id is named by the seat's own
+    decision number, not the engine's id (which counts every seat's decisions)."""
+    from arena.engine import Decision
+    from arena.players.llm import make_llm_player
+    from arena.players.llm.providers import Reply
+
+    game = VARIANTS["classic"](list(NAMES[:7]), None, 3)
+    bots = {n: BotPlayer(n, 3) for n in game.seats}
+    mine: list[DecisionRequest] = []
+    while not game.finished and len(mine) < 3:
+        mine += [r for r in game.pending() if r.player == "Ann"]
+        game.resolve([Decision(r, bots[r.player].decide_now(r, game.view(r.player), None)) for r in game.pending()])
+    assert len(mine) == 3 and mine[-1].id > 3  # the engine's ids count the other seats' decisions too
+    player = make_llm_player("openai:m@http://127.0.0.1:9/v1", "Ann")
+    for number, request in enumerate(mine, 1):
+        player.prepare(request, game.view("Ann"), None)
+        call = player._call(Reply("{}", request.kinds[0], {}, {}, "tool_calls"), request.id, 1)
+        assert call is not None and call["id"] == f"call_{number}_1"
