@@ -26,7 +26,7 @@ from arena.engine.actions import Speak
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer, seat_human
-from arena.players.human.keyboard import EOF, Key
+from arena.players.human.keyboard import EOF, INTERRUPT, Key
 from arena.players.human.menu import match, move_entries
 from arena.players.human.screen import (
     Knowledge,
@@ -376,14 +376,28 @@ def test_quit_between_turns_stops_the_game_at_the_next_step() -> None:
     assert keys.prompts[0] == "Quit the game? [y/N] " and not game.finished
 
 
-def test_end_of_input_asks_and_a_second_end_means_quit() -> None:
+def test_end_of_input_is_not_a_yes_and_input_ended_for_good_stops_the_game() -> None:
+    """A second end of input answers the question no; the third in a row (a closed pipe) stops the
+    game as the input's end, not as the person's quitting."""
     game, request = first_request("classic", 3, "Ann", "discussion", 9)
     console = recording_console()
     keys = Keys(lambda prompt, words: EOF)
     me = HumanPlayer("Ann", console=console, keyboard=keys)
-    with pytest.raises(StopGame):
+    with pytest.raises(StopGame, match="Ann's input ended"):
         asyncio.run(me.decide(request, game.view("Ann"), None))
-    assert keys.prompts[1] == "Quit the game? [y/N] " and "yes (end of input)" in screen_of(console)
+    screen = screen_of(console)
+    assert keys.prompts[1] == "Quit the game? [y/N] " and "yes" not in screen
+    assert "no (end of input is not an answer)" in screen and "Back to the game." in screen
+    assert "The input has ended: the game stops here" in screen
+
+
+def test_a_second_ctrl_c_or_ctrl_d_at_the_question_is_a_no() -> None:
+    game, request = first_request("classic", 3, "Ann", "discussion", 9)
+    answers = iter([INTERRUPT, INTERRUPT, EOF, EOF, "Hello.", "", ""])
+    keys = Keys(lambda prompt, words: next(answers))
+    me = HumanPlayer("Ann", console=recording_console(), keyboard=keys)
+    action = asyncio.run(me.decide(request, game.view("Ann"), None))
+    assert keys.prompts.count("Quit the game? [y/N] ") == 2 and action.speech == "Hello."
 
 
 def test_ctrl_d_asks_and_no_goes_back_to_the_game() -> None:
@@ -540,8 +554,12 @@ def test_ctrl_c_asks_once_then_quits_and_the_transcript_is_marked_aborted(tmp_pa
     child.sendline("y")
     assert finish(child) == 1
     screen = shown(child)
-    assert "The game was stopped before its end." in screen and "Traceback" not in screen
-    assert re.search(r"Dee\W+bot\W+mafia", screen)  # every card shown once it is over
+    assert "The game was stopped before its end" in screen and "Traceback" not in screen
+    after = screen.partition("The game was stopped before its end")[2]
+    # it can be resumed: Ann's card and her partner's, no other (seed 3: Ann and Dee are the mafia)
+    assert re.search(r"Ann\W+human\W+mafia", after) and re.search(r"Dee\W+bot\W+mafia \(your team\)", after)
+    assert all(re.search(rf"{name}\W+bot\W+\?", after) for name in ("Bob", "Cid", "Eve", "Fay", "Gus", "Hal", "Ivy"))
+    assert "What everyone did at night" not in after and "arena resume" in after
     transcript = transcript_of(tmp_path)
     assert transcript.aborted == "Ann quit the game" and not transcript.complete
     assert transcript.summary is not None and transcript.summary["finished"] is False
@@ -551,16 +569,21 @@ def test_ctrl_c_asks_once_then_quits_and_the_transcript_is_marked_aborted(tmp_pa
 def test_end_of_input_quits_and_reveal_is_refused_for_a_human_game(tmp_path: Path) -> None:
     child = spawn(tmp_path, "classic", "--human", "Ann", "--reveal")  # Ann speaks first whatever the seed
     child.expect(PROMPT)
-    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.sendeof()  # Ctrl-D asks; a second one is a no, not a yes
     child.expect(r"Quit the game\? \[y/N\] ")
     child.sendeof()
+    child.expect("Back to the game.")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(r"Quit the game\? \[y/N\] ")
+    child.sendline("yes")
     assert finish(child) == 1
     screen = shown(child)
-    playing, _, after = screen.partition("The game was stopped before its end.")
+    playing, _, after = screen.partition("The game was stopped before its end")
     assert "9 players; you are Ann (the seed is shown at the end)" in playing and "seed" not in playing.split("end)", 1)[1]
-    assert re.search(r"classic, seed \d+", after)  # a random seed fixes the deal: shown only now
+    assert "seed" not in after  # a stopped game can be resumed: the seed (it fixes the deal) stays hidden
     assert "--reveal is ignored: Ann is played by a person, who sees only that seat." in screen
-    assert "Quit the game? [y/N]" in screen and "yes (end of input)" in screen
+    assert "no (end of input is not an answer)" in screen and "yes (end of input)" not in screen
     assert not re.search(r"\[(Bob|Cid|Dee|Hal)\]", screen)
     assert transcript_of(tmp_path).aborted == "Ann quit the game"
 

@@ -467,9 +467,9 @@ def test_a_claim_in_a_terminal_reaches_the_table(tmp_path: Path) -> None:
     child.sendline("")
     child.expect(r"Day 1 — Ann: 'Listen to me\.' \(claims inspector; says Bob is mafia\)")
     child.expect(PROMPT)  # Ctrl-D at the next question ends the game
-    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.sendeof()  # Ctrl-D asks first; only a typed yes quits
     child.expect(r"Quit the game\? \[y/N\] ")
-    child.sendeof()
+    child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()
     screen = shown(child)
@@ -491,9 +491,9 @@ def test_long_lines_wrap_at_word_boundaries(tmp_path: Path) -> None:
     child.sendline("")  # nobody accused
     child.expect("Day 1 — Bob")
     child.expect(PROMPT)
-    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.sendeof()  # Ctrl-D asks first; only a typed yes quits
     child.expect(r"Quit the game\? \[y/N\] ")
-    child.sendeof()
+    child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()
     screen = shown(child)
@@ -521,9 +521,9 @@ def test_ctrl_c_keeps_the_half_typed_words(tmp_path: Path) -> None:
     child.sendline("")
     child.expect("Day 1 — Ann: 'half typed and finished'")
     child.expect(PROMPT)
-    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.sendeof()  # Ctrl-D asks first; only a typed yes quits
     child.expect(r"Quit the game\? \[y/N\] ")
-    child.sendeof()
+    child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()
 
@@ -540,9 +540,9 @@ def test_a_time_limit_counts_down_on_screen(tmp_path: Path) -> None:
     child.expect(r"\[ 3s\] [a-z]+> ", timeout=60)
     child.expect(r"\[ 2s\] [a-z]+> ([^\r\n\x1b]*)")
     assert "too sl" not in child.match.group(1)
-    child.sendeof()  # Ctrl-D asks first; a second one is a yes
+    child.sendeof()  # Ctrl-D asks first; only a typed yes quits
     child.expect(r"Quit the game\? \[y/N\] ")
-    child.sendeof()
+    child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()
     transcript = read_transcript(next(tmp_path.glob("*.jsonl")))

@@ -27,6 +27,7 @@ pytest.importorskip("aiohttp")
 from aiohttp.test_utils import TestClient, TestServer
 
 from arena.engine import Event
+from arena.engine.events import numbered
 from arena.players.web import TIMEOUT_THOUGHT, default_answer
 from arena.run.config import DEFAULT_NAMES
 from arena.run.replay import replay
@@ -155,8 +156,8 @@ async def test_two_people_at_one_table_each_see_only_their_own_view(tmp_path: Pa
             play_seat(client, table, made["seats"]["Ann"]["token"]), play_seat(client, table, made["seats"]["Cid"]["token"])
         )
     events = [Event.from_dict(e) for e in transcript_of(tmp_path, table).events]
-    assert ann == [e.to_dict() for e in events if e.visible_to("Ann")]
-    assert cid == [e.to_dict() for e in events if e.visible_to("Cid")]
+    assert ann == numbered(e.to_dict() for e in events if e.visible_to("Ann"))
+    assert cid == numbered(e.to_dict() for e in events if e.visible_to("Cid"))
     assert ann != cid
 
 
@@ -173,10 +174,11 @@ async def test_every_variant_a_seat_receives_exactly_what_it_may_see(tmp_path: P
         assert state["state"] == "over"
     transcript = transcript_of(tmp_path, table)
     events = [Event.from_dict(e) for e in transcript.events]
-    assert seat_events == [e.to_dict() for e in events if e.visible_to("Ann")]
+    assert seat_events == numbered(e.to_dict() for e in events if e.visible_to("Ann"))
     assert any(e.to is not None and not e.visible_to("Ann") for e in events)  # there was something to hide
-    public = [e.to_dict() for e in events if e.to is None]
+    public = numbered(e.to_dict() for e in events if e.to is None)  # numbered for the watcher: 1, 2, 3 …
     assert live and all("to" not in e for e in live) and live == public[: len(live)]
+    assert [e["seq"] for e in seat_events] == list(range(1, len(seat_events) + 1))
     assert everything == transcript.events
     if variant in ("duel", "duel3", "trio"):
         assert transcript.header["clock"]["beat_seconds"] == 0.4  # a person at McKay's table: the wall clock
@@ -269,7 +271,7 @@ async def test_a_websocket_pushes_the_same_states_and_checks_its_origin(tmp_path
                 if state["over"]:
                     break
     events = [Event.from_dict(e) for e in transcript_of(tmp_path, table).events]
-    assert received == [e.to_dict() for e in events if e.visible_to("Ann")]
+    assert received == numbered(e.to_dict() for e in events if e.visible_to("Ann"))
     assert watched and all("to" not in e for e in watched)
 
 
@@ -292,11 +294,8 @@ async def test_a_timeout_plays_the_default_the_page_was_shown(tmp_path: Path) ->
                 assert 0 <= state["decision"]["left"] <= 0.3
             if state["over"]:
                 break
-    played = {
-        e["data"]["request"]: e["data"]["action"]
-        for e in transcript_of(tmp_path, table).events
-        if e["type"] == "action" and e.get("actor") == "Ann"
-    }
+    mine = numbered(e for e in transcript_of(tmp_path, table).events if "Ann" in e.get("to", ["Ann"]))  # Ann's numbers
+    played = {e["data"]["request"]: e["data"]["action"] for e in mine if e["type"] == "action" and e.get("actor") == "Ann"}
     assert shown and set(shown) <= set(played)
     for request, default in shown.items():
         assert played[request] == {**default, "thought": TIMEOUT_THOUGHT}
@@ -667,7 +666,7 @@ async def test_a_restarted_server_resumes_its_unfinished_tables_behind_the_same_
     transcript = transcript_of(tmp_path, table)
     assert transcript.complete and replay(transcript).ok
     events = [Event.from_dict(e) for e in transcript.events]
-    assert received + rest == [e.to_dict() for e in events if e.visible_to("Ann")]
+    assert received + rest == numbered(e.to_dict() for e in events if e.visible_to("Ann"))
 
 
 # ---- model seats on a server of their own -------------------------------------------------------------

@@ -125,7 +125,7 @@ def _with_option(variant: type[Game], options: Any, name: str, value: Any) -> An
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.cli.console import Printer, print_next_steps, print_result
+    from arena.cli.console import Printer, print_next_steps, print_result, print_stopped
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report, seat_human
     from arena.run.orchestrator import play
@@ -212,11 +212,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         failure = aborted if exc.error else None  # an endpoint down, a replay that left its recording
     finally:
         writer.close(game, aborted=aborted)
-    print_result(console, game, specs, writer.path)
-    print_usage(console, players, time.perf_counter() - started, game)
+    if human is not None and not game.finished:  # it can be resumed: show the person nothing new
+        print_stopped(console, game, specs, writer.path, human)
+    else:
+        print_result(console, game, specs, writer.path)
+        print_usage(console, players, time.perf_counter() - started, game)
     if human is not None:
-        print_night_report(console, game)
-        print_next_steps(console, writer.path, human)
+        if game.finished:
+            print_night_report(console, game)
+        print_next_steps(console, writer.path, human, finished=game.finished)
     if calls is not None:
         calls.report(console)
     if failure is not None:
@@ -299,7 +303,7 @@ def _player_seed(header: dict[str, Any]) -> int | None:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
-    from arena.cli.console import Printer, print_next_steps, print_result
+    from arena.cli.console import Printer, print_next_steps, print_result, print_stopped
     from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report
     from arena.run.resume import ResumeError, is_person, prepare_resume, run_and_close
@@ -344,11 +348,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
     except StopGame as exc:
         code = 1
         failure = str(exc) if exc.error else None
-    print_result(console, game, specs, path)
-    print_usage(console, players, time.perf_counter() - started, game)
+    if human is not None and not game.finished:  # stopped again: the person sees nothing new
+        print_stopped(console, game, specs, path, human)
+    else:
+        print_result(console, game, specs, path)
+        print_usage(console, players, time.perf_counter() - started, game)
     if human is not None:
-        print_night_report(console, game)
-        print_next_steps(console, path, human)
+        if game.finished:
+            print_night_report(console, game)
+        print_next_steps(console, path, human, finished=game.finished)
     if failure is not None:
         print(f"arena: error: {failure}", file=sys.stderr)
     return code
@@ -402,10 +410,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from arena.report.show import ShowError, load, show
-    from arena.run.transcript import TranscriptError
+    from arena.run.transcript import TranscriptError, note_look
 
     try:
-        show(load(Path(args.file)), Console(), args.as_name)
+        transcript = load(Path(args.file))
+        if args.as_name is None or args.as_name in (transcript.header.get("seats") or []):
+            note_look(transcript, "arena show", args.as_name)  # more than a person saw of their unfinished game: recorded
+        show(transcript, Console(), args.as_name)
     except (TranscriptError, ShowError) as exc:
         raise CliError(str(exc)) from None
     return 0

@@ -39,7 +39,7 @@ from arena.engine.wording import (
 from arena.players.human.screen import hand_table  # the after-hand table both screens print
 from arena.run.outcome import result_text
 
-__all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_variants"]
+__all__ = ["MCKAY_LINES", "Printer", "describe_action", "fate", "print_result", "print_stopped", "print_variants"]
 
 # The sentences live in the engine's wording module (players and reports share them); these old
 # private names stay for code written against them.
@@ -113,26 +113,80 @@ def print_result(console: Console, game: Game, specs: Mapping[str, str], transcr
         console.print(Text(f"transcript: {transcript}"), highlight=False)
 
 
-def print_next_steps(console: Console, transcript: Path | None, person: str) -> None:
+def print_stopped(console: Console, game: Game, specs: Mapping[str, str], transcript: Path | None, person: str) -> None:
+    """A person's game stopped before its end: the table as ``person`` knew it, nothing more.
+
+    Cards the seat was not shown stay ``?`` (McKay: the current hand's too), fates are the public
+    ones, and the night moves and the model seats' call counts are left out (how many calls a seat
+    made tells who acted at night): the game can be resumed, and its person must not have seen
+    more than the game showed them.
+    """
+    from arena.players.human.screen import Knowledge
+
+    know = Knowledge(person)
+    fates: dict[str, str] = {}
+    for event in game.view(person).events:
+        know.learn(event)
+        if event.type == "hand":
+            fates.clear()  # a new hand: everyone is back in play
+        elif event.type == "death" and event.to is None:
+            player = str(event.data.get("player"))
+            fates[player] = fate_text(str(event.data.get("cause")), event.day, event.phase)
+    console.print(Text("The game was stopped before its end: cards you were not shown stay hidden.", style="bold yellow"))
+    mckay = know.hand is not None
+    table = Table(title=f"{game.name}, as {person} knew it")
+    for column in ("seat", "player", "score", "card") if mckay else ("seat", "player", "card", "fate"):
+        table.add_column(column)
+    for name in game.seats:
+        if name == person:
+            card = know.role or "?"
+        elif name in know.revealed:
+            card = know.revealed[name]
+        elif name in know.mates:
+            card = f"{know.team} (your team)"
+        else:
+            card = "?"
+        if mckay:
+            score = know.scores.get(name)
+            table.add_row(name, specs.get(name, "?"), signed_number(score) if isinstance(score, int) else "", card)
+        else:
+            table.add_row(name, specs.get(name, "?"), card, fates.get(name, "alive"))
+    console.print(table)
+    if transcript is not None:
+        console.print(Text(f"transcript: {transcript}"), highlight=False)
+
+
+def print_next_steps(console: Console, transcript: Path | None, person: str, *, finished: bool = True) -> None:
     """After a person's game: the commands that read it again (the story in the terminal, or a
-    page), as that seat saw it or with everything shown."""
+    page), as that seat saw it or with everything shown; after a stop, first how to go on, and that
+    a look at the whole game ends it for that person (``arena resume`` will not seat them again)."""
     if transcript is None:
         return
-    console.print(Text("Read this game again:", style="bold"))
+    console.print(Text("Read this game again:" if finished else "Go on, or read what you saw:", style="bold"))
     steps = [
-        (f"arena show {transcript}", "the whole story, every card and night action shown"),
         (f"arena show {transcript} --as {person}", f"only what {person} saw"),
         (f"arena report {transcript} --as {person}", f"a page of what {person} saw, safe to send to that player"),
+    ]
+    whole = [
+        (f"arena show {transcript}", "the whole story, every card and night action shown"),
         (f"arena report {transcript}", "a page of the whole game"),
     ]
+    go_on = (f"arena resume {transcript}", "go on where it stopped")
+    steps = [whole[0], *steps, whole[1]] if finished else [go_on, *steps]
     lines = [Text.assemble(("  " + command, "cyan"), f"  — {what}") for command, what in steps]
     if all(line.cell_len <= console.width for line in lines):
         for line in lines:
             console.print(line, highlight=False, soft_wrap=True)
-        return
-    for command, what in steps:  # too narrow: each command whole on its line (to copy), its words wrapped below
-        console.print(Text("  " + command, style="cyan"), highlight=False, soft_wrap=True)
-        console.print(Padding(Text(what), (0, 0, 0, 6)), highlight=False)
+    else:
+        for command, what in steps:  # too narrow: each command whole on its line (to copy), its words wrapped below
+            console.print(Text("  " + command, style="cyan"), highlight=False, soft_wrap=True)
+            console.print(Padding(Text(what), (0, 0, 0, 6)), highlight=False)
+    if not finished:
+        look = (
+            f"arena show or arena report without --as shows every card of this unfinished game: the transcript "
+            f"then records the look, and arena resume will not seat {person} again."
+        )
+        console.print(Text(look, style="dim"), highlight=False)
 
 
 def print_variants(console: Console, variants: Mapping[str, type[Game]]) -> None:

@@ -4,10 +4,16 @@ The event log is the single source of truth of a game. Every event names its aud
 is emitted: everyone, a team (resolved to that team's living members at that moment), one
 player, or the moderator alone. A player's :class:`View` is exactly the events whose audience
 includes it, in log order; nothing else reaches a player.
+
+``Event.seq`` numbers the whole log, hidden events included: it is the transcript's order (replay,
+resume, reports of every view). What a seat or a watcher reads is numbered for that reader alone
+(:class:`Numbering`): its events 1, 2, 3 … and its own decisions 1, 2, 3 …, so that a gap never
+counts what happened out of its sight.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +84,47 @@ class Event:
         )
 
 
+class Numbering:
+    """One reader's numbers: its events 1, 2, 3 … in the order it received them, and its own
+    decisions 1, 2, 3 … in the order they were first asked or answered.
+
+    The log's ``seq`` and the engine's request ids count every event and every decision of the game;
+    handed to a seat, their gaps would tell it how many hidden events and decisions happened (a
+    night of four hidden events: a shot, a check, the tally, the result). Every channel a seat or a
+    watcher reads (the served API and pages, per-seat reports, ``arena show --as``) renumbers
+    through one of these; feed it the reader's events in log order.
+    """
+
+    __slots__ = ("count", "decisions")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.decisions: dict[Any, int] = {}
+
+    def decision(self, request_id: Any) -> int:
+        """The reader's own number of the decision ``request_id`` (the next one if not seen yet)."""
+        number = self.decisions.get(request_id)
+        if number is None:
+            number = self.decisions[request_id] = len(self.decisions) + 1
+        return number
+
+    def event(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The next event of the reader (``Event.to_dict()`` form), numbered for it: a copy."""
+        self.count += 1
+        out = dict(raw)
+        out["seq"] = self.count
+        data = raw.get("data")
+        if data and "request" in data:
+            out["data"] = {**data, "request": self.decision(data["request"])}
+        return out
+
+
+def numbered(raws: Iterable[dict[str, Any]], numbering: Numbering | None = None) -> list[dict[str, Any]]:
+    """A reader's events (transcript form, in log order), numbered 1, 2, 3 … for that reader."""
+    numbering = numbering or Numbering()
+    return [numbering.event(raw) for raw in raws]
+
+
 class View:
     """One player's window on the log: exactly the events it may see, kept up to date lazily.
 
@@ -120,3 +167,12 @@ class View:
             self._events += [e for e in log[self._seen :] if e.to is None or name in e.to]
             self._seen = len(log)
         return self._events[index:]
+
+    def decision_number(self, request_id: int) -> int:
+        """The seat's own number of decision ``request_id``: 1 + the decisions it answered before
+        (what a seat may be shown; the engine's ids count every seat's decisions)."""
+        numbering = Numbering()
+        for event in self.events:
+            if event.actor == self.player and event.to is not None and "request" in event.data:
+                numbering.decision(event.data["request"])
+        return numbering.decision(request_id)

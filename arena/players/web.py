@@ -27,15 +27,17 @@ from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_not
 TIMEOUT_THOUGHT = "no answer in time: the default was played"
 
 
-def default_answer(request: DecisionRequest, seed: int | str) -> ActionBase:
+def default_answer(request: DecisionRequest, seed: int | str, number: int | None = None) -> ActionBase:
     """The answer a timeout plays: the request's default, else a legal choice drawn from ``seed``.
 
     Drawn as the engine draws a forfeit (a random legal kind, a random legal value for each field
     that needs one), from the seat's own stream so that it can be shown before it is played.
+    ``number`` is the seat's own number of the decision (:meth:`View.decision_number`): the page
+    shows the default, so it must not depend on the engine's id, which counts every seat's decisions.
     """
     if request.default is not None:
         return request.default
-    rng = random.Random(f"{seed}:default:{request.player}:{request.id}")
+    rng = random.Random(f"{seed}:default:{request.player}:{request.id if number is None else number}")
     option = request.options[rng.randrange(len(request.options))]
     values: dict[str, Any] = {}
     for name, spec in option.fields.items():
@@ -140,7 +142,8 @@ class WebSeat:
         beat = self.beat
         if beat is not None and request.clock is not None and request.clock.unit == "beat" and request.player in beat.players:
             deadline = beat.ends if deadline is None else min(deadline, beat.ends)
-        posed = self.posed = Posed(request, default_answer(request, self.seed), deadline, feedback)
+        default = default_answer(request, self.seed, view.decision_number(request.id))
+        posed = self.posed = Posed(request, default, deadline, feedback)
         self.on_change()
         try:
             if self.timeout is None:

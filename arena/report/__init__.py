@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.report.folder import ReportError, report_folder
 from arena.report.html import render_game
-from arena.run.transcript import TranscriptError, read_transcript
+from arena.run.transcript import TranscriptError, note_look, read_transcript
 
 __all__ = ["ReportError", "report"]
 
@@ -65,6 +65,10 @@ def report(path: Path, out: Path | None = None, viewer: str | None = None) -> st
     seats = [str(s) for s in transcript.header.get("seats") or []]
     if viewer is not None and viewer not in seats:
         raise ReportError(f"there is no seat named {viewer!r}; seats: {', '.join(seats)}")
+    try:  # more than its person saw of a person's unfinished game: the transcript says so, and it is not resumed
+        note_look(transcript, "arena report", viewer)
+    except TranscriptError as exc:
+        raise ReportError(f"{exc} (--as NAME writes what that person saw)") from None
     target = out or path.with_suffix(f".{viewer}.html" if viewer else ".html")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from arena.report.export import write_table
 from arena.report.html import render_index, render_story
 from arena.report.story import Story, build_story
 from arena.report.usage import money
-from arena.run.transcript import TranscriptError, read_transcript
+from arena.run.transcript import TranscriptError, note_look, read_transcript
 
 TEAM_COLOURS = {"town": "#1f5fae", "mafia": "#b3261e", "maniac": "#7a3bb0", "draw": "#9aa0a6", "unfinished": "#d5d8dc"}
 OTHER_COLOUR = "#2e7d5b"
@@ -111,7 +111,9 @@ def story_page(
     (the database's pairing, sides and entrants) names the entrants of a transcript too old to.
     """
     try:
-        story = build_story(read_transcript(path), beliefs=beliefs, tournament=tournament)
+        transcript = read_transcript(path)
+        note_look(transcript, "arena report")  # every view of a person's unfinished game: it is not resumed then
+        story = build_story(transcript, beliefs=beliefs, tournament=tournament)
         return story, render_story(story, source=path.name, index_link=index_link, transcript_link=transcript_link)
     except TranscriptError as exc:
         return str(exc)

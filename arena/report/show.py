@@ -132,7 +132,7 @@ def show(transcript: Transcript, console: Console, viewer: str | None = None) ->
     if viewer is not None:
         own = next((s for s in story.seats if s.name == viewer), None)
         card = f" ({own.role})" if own is not None and own.role and not story.mckay else ""  # a McKay card changes every hand
-        say(f"As seen by {viewer}{card}: {len(story.events)} of {len(transcript.events)} events.", "bold magenta")
+        say(f"As seen by {viewer}{card}: {len(story.events)} events.", "bold magenta")  # not "of N": N counts hidden ones
     day_word = "Hand" if story.mckay else "Day"
     for event in story.events:
         item = items.get(event.seq)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Event
-from arena.engine.events import MODERATOR, PUBLIC
+from arena.engine.events import MODERATOR, PUBLIC, Numbering, numbered
 from arena.engine.wording import DEATH_VERBS, MCKAY_LINES, public_line
 from arena.engine.wording import private_line as console_private_line
 from arena.report.glance import Glance, beat_slots, belief_grids, vote_grid, vote_short
@@ -330,15 +330,23 @@ def seat_transcript(transcript: Transcript, name: str) -> Transcript:
     """The transcript as ``name`` saw the game: its events, its own model calls, the public facts.
 
     The seed is left out (it fixes the deal, and so every card), and so is the summary's truth
-    (cards, causes of death, other seats' counts): what is left is safe to hand to that player.
+    (cards, causes of death, other seats' counts): what is left is safe to hand to that player. Its
+    events and decisions are numbered for the seat alone (:class:`~arena.engine.events.Numbering`).
     """
     header = {k: v for k, v in transcript.header.items() if k != "seed"}
     if "tournament" in header:  # which entrant sat where tells the sides: the seat keeps its own entrant only
         mine = _plain(_plain(header["tournament"]).get("entrants")).get(name)
         header["tournament"] = {"pairing": _plain(header["tournament"]).get("pairing"), "entrants": {name: mine} if mine else {}}
         header["players"] = {name: _plain(header.get("players")).get(name, "?")}
-    events = [raw for raw in transcript.events if raw.get("to") is None or name in raw.get("to")]
-    calls = [c for c in transcript.calls if c.get("player") == name]
+    numbering = Numbering()  # the seat's own numbers: a gap in the log's would count hidden events
+    events = numbered((raw for raw in transcript.events if raw.get("to") is None or name in raw.get("to")), numbering)
+    calls = []
+    for record in transcript.calls:
+        call = record.get("call")
+        if record.get("player") == name:
+            if isinstance(call, dict) and "request" in call:
+                record = {**record, "call": {**call, "request": numbering.decision(call["request"])}}
+            calls.append(record)
     summary = None
     if transcript.summary is not None:
         summary = {k: transcript.summary[k] for k in SEAT_SUMMARY if k in transcript.summary}

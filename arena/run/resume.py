@@ -53,7 +53,7 @@ from arena.engine import Game, View
 from arena.players.base import Player, SyncPlayer
 from arena.run.orchestrator import Observer, Ruling, play, run
 from arena.run.replay import MISFIT, OUT_OF_ANSWERS, ReplayError, compare, game_from_header, rebuild
-from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, check_idle, read_transcript
+from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, check_idle, is_person, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 
 __all__ = ["ResumeError", "Resumption", "prepare_resume", "repair", "resume_game", "resume_sync", "run_and_close"]
@@ -131,11 +131,6 @@ def clock_from_header(header: Mapping[str, Any], seed: int) -> WallClock | None:
         raise ResumeError(f"header clock: {exc}") from None
 
 
-def is_person(spec: str) -> bool:
-    """A seat a person played: ``human`` at the terminal, ``human:NAME`` at a served table."""
-    return spec == "human" or spec.startswith("human:")
-
-
 def _default_factory(spec: str, name: str, seed: int, **extra: Any) -> Any:
     from arena.players.registry import make_player
 
@@ -208,6 +203,23 @@ class Resumption:
             self.writer.close(self.game, aborted=aborted)
 
 
+def _refuse_a_spoiled_game(path: Path) -> None:
+    """A person's unfinished game whose whole story was shown (every card: the transcript's
+    ``looked`` lines, :func:`~arena.run.transcript.note_look`) is not resumed: that person would
+    play on knowing what the game hides."""
+    try:
+        transcript = read_transcript(path)
+    except TranscriptError:
+        return  # the repair says what is wrong
+    persons = transcript.persons
+    if transcript.looked and persons:
+        look, who = transcript.looked[0], " and ".join(persons)
+        raise ResumeError(
+            f"{path}: more of this unfinished game than {who} saw was shown ({look.get('by', '?')}, {look.get('at', '?')}): "
+            f"{who} cannot be seated again, so it is not resumed"
+        )
+
+
 def _why(exc: BaseException) -> str | None:
     from arena.players.base import StopGame
 
@@ -255,6 +267,7 @@ def prepare_resume(
         check_idle(path)  # a game being played is not repaired under its writer
     except TranscriptError as exc:
         raise ResumeError(str(exc)) from None
+    _refuse_a_spoiled_game(path)
     repaired = repair(path)
     try:
         transcript = read_transcript(path, repaired.keep)

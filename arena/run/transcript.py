@@ -13,7 +13,10 @@ One JSON object per line, each with a ``type``:
 - last, ``{"type": "summary", ...}``: ``game.summary()`` plus ``events``, ``decisions``,
   ``forfeits``, ``rejections`` (totals), ``per_player`` (seat -> those counts), ``usage`` (seat ->
   token and cost totals, for model seats only) and ``ended``; a game stopped before its end (a
-  person quit, Ctrl-C) gets a summary too, with ``finished`` false and ``aborted`` saying why.
+  person quit, Ctrl-C) gets a summary too, with ``finished`` false and ``aborted`` saying why;
+- after it, for an unfinished game a person played, ``{"type": "looked", "by": command, "at":
+  UTC}`` for each time its whole story (every card) was shown (:func:`note_look`): ``arena
+  resume`` will not seat that person again.
 
 Events are wrapped rather than flattened because an event has a ``type`` of its own. The writer
 is an orchestrator observer: it appends only the events added since its last call and flushes
@@ -288,6 +291,13 @@ class Transcript:
     events: list[dict[str, Any]]
     summary: dict[str, Any] | None
     calls: list[dict[str, Any]] = field(default_factory=list)  # {"player", "call"} per model call
+    looked: list[dict[str, Any]] = field(default_factory=list)  # {"by", "at"}: the whole game shown before its end
+
+    @property
+    def persons(self) -> list[str]:
+        """The seats a person played (``human`` at the terminal, ``human:NAME`` at a served table)."""
+        players = self.header.get("players")
+        return [str(seat) for seat, spec in (players.items() if isinstance(players, dict) else ()) if is_person(str(spec))]
 
     @property
     def complete(self) -> bool:
@@ -298,6 +308,34 @@ class Transcript:
     def aborted(self) -> str | None:
         """Why the game was stopped before its end, when it was (None: finished, or crashed)."""
         return None if self.summary is None else self.summary.get("aborted")
+
+
+def is_person(spec: str) -> bool:
+    """A seat a person played: ``human`` at the terminal, ``human:NAME`` at a served table."""
+    return spec == "human" or spec.startswith("human:")
+
+
+def note_look(transcript: Transcript, by: str, viewer: str | None = None) -> bool:
+    """Record that ``by`` (a command) showed ``transcript`` whole (``viewer`` None: every card) or as
+    another seat than its person saw it, while its game is unfinished and a person played it: that
+    person may then know what the game hides, and ``arena resume`` refuses to seat them again.
+    Nothing is written for a finished game, one without a person, or a person's own view (True when
+    a look was recorded). A game being played is not written to: :class:`TranscriptBusy`."""
+    persons = transcript.persons
+    if transcript.complete or not persons or viewer in persons:
+        return False
+    by = by if viewer is None else f"{by} --as {viewer}"
+    path = transcript.path
+    try:
+        with path.open("r+b") as file:
+            _lock(file, path)  # TranscriptBusy while a writer plays it
+            whole = file.read().rfind(b"\n") + 1  # a crash's half-written last line goes, as arena resume drops it
+            file.seek(whole)
+            file.truncate()
+            file.write((dumps({"type": "looked", "by": by, "at": utc_now().isoformat(timespec="seconds")}) + "\n").encode())
+    except OSError as exc:  # not recorded, not shown: the person could otherwise be seated again
+        raise TranscriptError(f"{path}: a person's unfinished game: cannot record the look ({exc.strerror or exc})") from None
+    return True
 
 
 def read_transcript(path: str | Path, upto: int | None = None) -> Transcript:
@@ -320,8 +358,8 @@ def read_transcript(path: str | Path, upto: int | None = None) -> Transcript:
             if cut_short and number == len(lines) and records:
                 break
             raise TranscriptError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(record, dict) or record.get("type") not in ("header", "event", "call", "summary"):
-            raise TranscriptError(f"{path}:{number}: not a transcript record (needs type header/event/call/summary)")
+        if not isinstance(record, dict) or record.get("type") not in ("header", "event", "call", "summary", "looked"):
+            raise TranscriptError(f"{path}:{number}: not a transcript record (needs type header/event/call/summary/looked)")
         records.append((number, record))
     if not records or records[0][1]["type"] != "header":
         raise TranscriptError(f"{path}: the first line must be the header")
@@ -331,9 +369,13 @@ def read_transcript(path: str | Path, upto: int | None = None) -> Transcript:
         raise TranscriptError(f"{path}:1: the header lacks {', '.join(missing)}")
     events: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
+    looked: list[dict[str, Any]] = []
     summary = None
     for number, record in records[1:]:
         kind = record["type"]
+        if kind == "looked":  # written after a stopped game's summary: it may follow it
+            looked.append({k: v for k, v in record.items() if k != "type"})
+            continue
         if summary is not None:
             raise TranscriptError(f"{path}:{number}: a record after the summary")
         if kind == "header":
@@ -348,4 +390,4 @@ def read_transcript(path: str | Path, upto: int | None = None) -> Transcript:
         if not isinstance(event, dict) or event.get("seq") != len(events) + 1:
             raise TranscriptError(f"{path}:{number}: expected event number {len(events) + 1}")
         events.append(event)
-    return Transcript(path, header, events, summary, calls)
+    return Transcript(path, header, events, summary, calls, looked)

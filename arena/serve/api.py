@@ -80,6 +80,25 @@ async def _body(request: web.Request) -> Any:
     return body
 
 
+async def _long_poll(request: web.Request, table: Any, state_of: Any) -> dict[str, Any]:
+    """The reader's state after its ``after`` first events; with ``wait``, held until something it
+    may see changes (a new event of its own, its decision, the beat, the end), at most ``wait``
+    seconds. ``version`` is the reader's own (:func:`~arena.serve.tables.reader_version`): a change
+    outside its sight neither answers a waiting poll nor moves the number."""
+    after = _int(request, "after", 0)
+    wait = _wait(request)
+    changes = table.waiters.version
+    state = state_of(after)
+    version = _int(request, "version", state["version"])
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + wait
+    while not state["events"] and not table.over and state["version"] == version and loop.time() < ends:
+        await table.waiters.wait(changes, ends - loop.time())
+        changes = table.waiters.version
+        state = state_of(after)
+    return state
+
+
 class Api:
     """The handlers, bound to the server's tables."""
 
@@ -192,13 +211,7 @@ class Api:
         table, name = self.seat_of(request)
         if isinstance(table, Table):
             table.opened(name)
-        after = _int(request, "after", 0)
-        wait = _wait(request)
-        version = _int(request, "version", table.waiters.version)
-        state = table.seat_state(name, after)
-        if not state["events"] and not table.over and wait > 0:
-            await table.waiters.wait(version, wait)
-            state = table.seat_state(name, after)
+        state = await _long_poll(request, table, lambda after: table.seat_state(name, after))
         return web.json_response(state)
 
     async def start(self, request: web.Request) -> web.Response:
@@ -255,15 +268,18 @@ class Api:
             socket = web.WebSocketResponse(heartbeat=30, max_msg_size=1024)
             await socket.prepare(request)
         closing = asyncio.ensure_future(socket.receive())  # the client closing (nothing else is read)
+        sent = None  # the reader's version last sent: a change it may not see sends nothing
         try:
             while not socket.closed and not closing.done():
+                changes = table.waiters.version
                 state = state_of(after)
-                if state["events"]:
-                    after = state["events"][-1]["seq"]
-                await socket.send_json(state)
-                if state["over"]:
-                    break
-                waiting = asyncio.ensure_future(table.waiters.wait(state["version"], MAX_WAIT))
+                if state["events"] or state["version"] != sent or state["over"]:
+                    after += len(state["events"])
+                    sent = state["version"]
+                    await socket.send_json(state)
+                    if state["over"]:
+                        break
+                waiting = asyncio.ensure_future(table.waiters.wait(changes, MAX_WAIT))
                 await asyncio.wait({waiting, closing}, return_when=asyncio.FIRST_COMPLETED)
                 waiting.cancel()
         finally:
@@ -273,12 +289,6 @@ class Api:
 
     async def watch(self, request: web.Request) -> web.Response:
         table = self.table(request)
-        after = _int(request, "after", 0)
-        wait = _wait(request)
-        version = _int(request, "version", table.waiters.version)
         live_views = self.server.live_views
-        state = table.watch_state(after, live_views)
-        if not state["events"] and not table.over and wait > 0:
-            await table.waiters.wait(version, wait)
-            state = table.watch_state(after, live_views)
+        state = await _long_poll(request, table, lambda after: table.watch_state(after, live_views))
         return web.json_response(state)

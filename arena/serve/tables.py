@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from arena.engine import KINDS, Event, Game, RulesError, dump_action, parse_action
-from arena.engine.events import PUBLIC
+from arena.engine.events import PUBLIC, Numbering
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
 from arena.players.human.screen import for_people
@@ -148,8 +148,36 @@ def beat_json(beat: Beat | None, now: float) -> dict[str, Any] | None:
     return {"label": beat.label, "players": list(beat.players), "seconds": beat.seconds, "left": round(beat.ends - now, 3)}
 
 
+def _moving(people: dict[str, Any]) -> Any:
+    """What of :meth:`Table.people` a reader's version follows: whose move it is (public knowledge)
+    and who is still awaited at the start, not the seconds left (they move on their own)."""
+    start = people.get("start") or {}
+    return people.get("turn"), start.get("open"), tuple(start.get("waiting_for") or ())
+
+
+def reader_version(*what: Any) -> int:
+    """A reader's ``version``: a digest of what it receives (its event count, its open decision, the
+    beat, the state), so that it moves only with what that reader may see. The table's own counter
+    (:class:`Waiters`) moves with every change, hidden ones included, and is never sent."""
+    digest = hashlib.blake2b(repr(what).encode(), digest_size=6).digest()
+    return int.from_bytes(digest, "big")  # 48 bits: exact in a browser's numbers
+
+
+class Reader:
+    """One reader's events, numbered for it (:class:`~arena.engine.events.Numbering`) as the log grows."""
+
+    __slots__ = ("events", "indexes", "numbering", "scanned")
+
+    def __init__(self) -> None:
+        self.numbering = Numbering()
+        self.events: list[dict[str, Any]] = []
+        self.indexes: list[int] = []  # each event's index in the log
+        self.scanned = 0
+
+
 class Waiters:
-    """Long polls waiting for a table to change: ``version`` counts the changes."""
+    """Long polls waiting for a table to change: ``version`` counts every change (kept inside the
+    server: a reader is sent :func:`reader_version`)."""
 
     def __init__(self) -> None:
         self.version = 0
@@ -224,6 +252,8 @@ class Table:
         self._clocks: dict[str, dict[str, Any]] = {}  # the person clocks last saved (a restart keeps them)
         self._stopping = False
         self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
+        self._readers: dict[str | None, Reader] = {}  # a seat, None (the public view) or "" (every view)
+        self._paced = 0  # public events when the pace last held the game
 
     # ---- files -----------------------------------------------------------------------------------
     @property
@@ -373,8 +403,13 @@ class Table:
         self.changed()
 
     async def hold(self, game: Game) -> None:
-        """Between two steps (the orchestrator awaits it): the table's pace, if it has one."""
-        if self.pace and not game.finished:
+        """Between two steps (the orchestrator awaits it): the table's pace, if it has one, after a
+        step that the public saw (a pause after each hidden step would let the clock count them)."""
+        if not self.pace or game.finished:
+            return
+        seen = len(self._reader(None, False).events)
+        if seen > self._paced:
+            self._paced = seen
             await asyncio.sleep(self.pace)
 
     def beat_started(self, beat: Beat) -> None:
@@ -419,30 +454,41 @@ class Table:
             dicts.append(json.loads(dumps(log_[len(dicts)].to_dict())))  # actions as plain objects
         return dicts[index]
 
-    def events_for(self, viewer: str | None, after: int, everything: bool = False) -> tuple[list[dict], list[list], list]:
-        """Events with seq > ``after`` that ``viewer`` may see (None: a watcher, the public view;
-        ``everything``: every view, for a watcher once the game is over), their sentences, and when
-        each reached the table (None for the events rebuilt by a resume)."""
+    def _reader(self, viewer: str | None, everything: bool) -> Reader:
+        """``viewer``'s events so far, numbered for it (its own numbers: no gap for a hidden event)."""
+        key = "" if everything else viewer
+        reader = self._readers.get(key)
+        if reader is None:
+            reader = self._readers[key] = Reader()
         log_ = self.game.log
-        stamps = self.stamps
-        events: list[dict] = []
+        for index in range(reader.scanned, len(log_)):
+            event = log_[index]
+            if everything or (event.to is None if viewer is None else event.visible_to(viewer)):
+                raw = self._dict(index)
+                reader.events.append(raw if everything else reader.numbering.event(raw))
+                reader.indexes.append(index)
+        reader.scanned = len(log_)
+        return reader
+
+    def events_for(self, viewer: str | None, after: int, everything: bool = False) -> tuple[list[dict], list[list], list]:
+        """``viewer``'s events after its ``after`` first (None: a watcher, the public view;
+        ``everything``: every view, for a watcher once the game is over), numbered for that viewer,
+        their sentences, and when each reached the table (None for the events rebuilt by a resume)."""
+        reader = self._reader(viewer, everything)
+        log_, stamps = self.game.log, self.stamps
+        events = reader.events[max(0, after) :]
         lines: list[list] = []
         times: list[float | None] = []
-        for index in range(max(0, after), len(log_)):
-            event = log_[index]
-            if everything:
-                pass
-            elif viewer is None:
-                if event.to is not None:
-                    continue
-            elif not event.visible_to(viewer):
-                continue
-            events.append(self._dict(index))
+        for raw, index in zip(events, reader.indexes[max(0, after) :], strict=True):
             times.append(stamps[index] if index < len(stamps) else None)
-            line = line_of(event, viewer, self.word)
+            line = line_of(log_[index], viewer, self.word)
             if line is not None:
-                lines.append([event.seq, *line])
+                lines.append([raw["seq"], *line])
         return events, lines, times
+
+    def decision_number(self, seat: str, request_id: int) -> int:
+        """The seat's own number of a decision (the page's ``decision.id``)."""
+        return self._reader(seat, False).numbering.decision(request_id)
 
     def decision_for(self, seat: str) -> dict[str, Any] | None:
         web = self.persons.get(seat)
@@ -454,7 +500,7 @@ class Table:
         table = request.table
         clock = request.clock
         return {
-            "id": request.id,
+            "id": self.decision_number(seat, request.id),
             "question": for_people(request.question),  # no "(null)", no snake_case, as at the terminal
             "group": request.group,
             "phase": request.phase,
@@ -478,6 +524,10 @@ class Table:
         events, lines, times = self.events_for(seat, after)
         now = asyncio.get_running_loop().time()
         web = self.persons.get(seat)
+        beat = web.beat if web is not None else self.beat
+        decision = self.decision_for(seat)
+        seen = (len(self._reader(seat, False).events), decision and (decision["id"], decision["feedback"]))
+        people = self.people(now)
         return {
             "table": self.id,
             "variant": self.variant,
@@ -486,20 +536,22 @@ class Table:
             "events": events,
             "lines": lines,
             "times": times,
-            "decision": self.decision_for(seat),
+            "decision": decision,
             "rules": page_rules(self.variant, self.game.options.model_dump(mode="json"), self.game.view(seat).events),
-            "beat": beat_json(web.beat if web is not None else self.beat, now),
-            **self.people(now),
+            "beat": beat_json(beat, now),
+            **people,
             "over": self.over,
             "state": self.state,
             "aborted": self.aborted,
-            "version": self.waiters.version,
+            "version": reader_version(*seen, beat and beat.label, self.state, self.aborted, _moving(people)),
         }
 
     def watch_state(self, after: int, live_views: bool) -> dict[str, Any]:
         everything = self.over or (live_views and not self.persons)
         events, lines, times = self.events_for(None, after, everything)
         now = asyncio.get_running_loop().time()
+        seen = len(self._reader(None, everything).events)
+        people = self.people(now)
         return {
             "table": self.id,
             "variant": self.variant,
@@ -509,11 +561,11 @@ class Table:
             "times": times,
             "all_views": everything,
             "beat": beat_json(self.beat, now),
-            **self.people(now),
+            **people,
             "over": self.over,
             "state": self.state,
             "aborted": self.aborted,
-            "version": self.waiters.version,
+            "version": reader_version(seen, everything, self.beat and self.beat.label, self.state, self.aborted, _moving(people)),
         }
 
     def summary(self) -> dict[str, Any]:
@@ -542,7 +594,7 @@ class Table:
         web = self.persons[seat]
         posed = web.posed
         decision = body.get("decision")
-        if posed is None or posed.answer.done() or decision != posed.request.id:
+        if posed is None or posed.answer.done() or decision != self.decision_number(seat, posed.request.id):
             raise TableError(409, "that decision is not open (any more): reload the state")
         raw = body.get("action")
         if not isinstance(raw, dict):
@@ -603,15 +655,19 @@ class ArchivedTable:
     over = True
 
     def _events(self, viewer: str | None, after: int, everything: bool) -> tuple[list[dict], list[list]]:
+        """As :meth:`Table.events_for`: the viewer's events after its ``after`` first, numbered for it."""
         transcript = self._read()
         word = day_word(self.variant)
+        numbering = Numbering()
         events: list[dict] = []
         lines: list[list] = []
-        for raw in transcript.events[max(0, after) :]:
+        for raw in transcript.events:
             to = raw.get("to")
             if not everything and to is not None and (viewer is None or viewer not in to):
                 continue
-            events.append(raw)
+            events.append(raw if everything else numbering.event(raw))
+        events = events[max(0, after) :]
+        for raw in events:
             line = line_of(Event.from_dict(raw), viewer, word)
             if line is not None:
                 lines.append([raw["seq"], *line])

@@ -9,8 +9,9 @@ terminal is read in the main thread while the game runs in a worker (:mod:`.keyb
 other seats of a simultaneous step keep deciding, and a question with a time limit (a beat of
 McKay's games on the wall clock, ``--human-timeout``) counts down and is withdrawn when its time
 is up, keeping what was typed. What the person types is checked against the request first; a
-mistake gets one line and the same question again. Ctrl-C, ``quit`` or the end of input ask once
-and then stop the game with :class:`~arena.players.base.StopGame`. After the person's death the
+mistake gets one line and the same question again. Ctrl-C, ``quit`` or the end of input ask once;
+only a typed yes stops the game (:class:`~arena.players.base.StopGame`), or input that has ended
+for good. After the person's death the
 rest of the game is paged a day or a night at a time (:meth:`HumanPlayer.hold`).
 """
 
@@ -111,6 +112,7 @@ class HumanPlayer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock: asyncio.Lock | None = None
         self._quitting = False
+        self._ends = 0  # ends of input in a row (three: the input has ended for good)
         self._asking_quit: asyncio.Task[None] | None = None
         self._drafts: dict[int, Draft] = {}
         self._deadlines: dict[int, float] = {}
@@ -132,6 +134,8 @@ class HumanPlayer:
         self._since_menu = 0  # lines printed below them since: past the screen's height they are gone
         self._menu_open = False  # they answer the question being asked (not an earlier one)
         self._watch_pauses = 0
+        self._out_of_hand = False  # McKay's games: dead in the hand being played, watching it
+        self._watch: asyncio.Task[None] | None = None  # the watch> prompt meanwhile (quit, help, log work)
 
     # ---- the screen as the game goes ----------------------------------------------------------
     def __call__(self, game: Game) -> None:
@@ -160,6 +164,8 @@ class HumanPlayer:
             self.know.learn(event)
             if event.type == "hand":
                 self._day_word = "Hand"
+                self._out_of_hand = False
+                self._stop_watching()
             line = event_line(event, self.name, self._day_word)
             if line is not None and not self._skipping:
                 self._print(Text(*line))
@@ -179,6 +185,7 @@ class HumanPlayer:
             if event.type == "death" and event.data.get("player") == self.name and event.to is None:
                 if self._day_word == "Hand":
                     self._print(Text("You are out for the rest of this hand; you keep watching.", style="bold red"))
+                    self._out_of_hand = True
                 else:
                     self._print(Text("You are out for the rest of the game.", style="bold red"))
                     self._watching, self._paused = True, True  # hold() asks how to go on
@@ -270,6 +277,7 @@ class HumanPlayer:
             self.variant = next((e.data.get("variant") for e in view.events if e.type == "role"), None)
         self._start()
         self._catch_up(view)
+        await self._stop_watching_now()  # a dead judge or a soliloquy is asked: the watch> prompt gives way
         if self._quitting:
             raise StopGame(self.quit_reason)
         draft = self._drafts.setdefault(request.id, Draft())
@@ -332,12 +340,41 @@ class HumanPlayer:
             return
         who = f"{and_list(others)} may act" if others else "nobody may act"
         line = f"{beat.label} · {length} · {who}"
+        if self._out_of_hand and self._loop is not None and not self._skipping:
+            self._print(Text(line, style="bold cyan"))  # above the watch> prompt, which stays open
+            if self._watch is None or self._watch.done():
+                self._watch = self._loop.create_task(self._watch_hand())
+            return
         status = getattr(self.keyboard, "show_status", None)
         if status is not None and not self._skipping:  # nothing to ask: the beat counts down on its own line
             status(f"{beat.label} · {who}", beat.ends, line)
             self._since_menu += 1
         else:
             self._print(Text(line, style="bold cyan"))
+
+    async def _watch_hand(self) -> None:
+        """McKay's games: out of the hand being played, the person has nothing to answer, but the
+        commands still work (``quit`` above all) at a ``watch>`` prompt, open until the hand ends."""
+        try:
+            while True:
+                await self._read("watch> ")
+                self._out(Text("You are out of this hand: nothing to answer until the next (quit, help, log work).", style="dim"))
+        except StopGame:
+            self._quitting = True
+            self._out(Text("Stopping the game…", style="bold yellow"))
+        except asyncio.CancelledError:
+            pass
+
+    def _stop_watching(self) -> None:
+        if self._watch is not None and not self._watch.done():
+            self._watch.cancel()
+
+    async def _stop_watching_now(self) -> None:
+        task, self._watch = self._watch, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     def _beat_of(self, request: DecisionRequest) -> Beat | None:
         beat = self._beat
@@ -522,6 +559,7 @@ class HumanPlayer:
                 await self._maybe_quit(item)
                 continue
             assert isinstance(item, str)
+            self._ends = 0
             command = norm(item).lstrip("/")
             if command in ("help", "?"):
                 rule = team_rule(self.variant) if self.know.team == "mafia" and self.know.members else None
@@ -545,7 +583,7 @@ class HumanPlayer:
             if self._quitting:
                 raise StopGame(self.quit_reason)
             extra: dict[str, Any] = {}
-            if self._deadline is not None:
+            if self._deadline is not None and not aside:  # the question to quit is not on the clock
                 extra["deadline"] = self._deadline
             if aside:
                 extra["aside"] = True
@@ -557,22 +595,54 @@ class HumanPlayer:
                 self._since_menu += 1  # the prompt's own line
 
     async def _maybe_quit(self, trigger: Key | None) -> None:
-        """Ask once; a yes (or the end of input, or a second Ctrl-C) stops the game."""
+        """Ask once; only a typed yes stops the game (or input that has ended for good).
+
+        Asked during a question on the clock (a beat), the question to quit is not on the clock: it
+        is asked in a task of its own, without a countdown, and stays open when the beat ends (the
+        beat's move is then the default, as for any unanswered beat)."""
+        if self._deadline is not None and self._loop is not None:
+            if self._asking_quit is None:
+                self._asking_quit = self._loop.create_task(self._quit_between_turns(trigger))
+            await asyncio.shield(self._asking_quit)
+            if self._quitting:
+                raise StopGame(self.quit_reason)
+            return
         if await self._confirm_quit(trigger):
             self._quitting = True
             raise StopGame(self.quit_reason)
         self._out(Text("Back to the game.", style="dim"))
 
     async def _confirm_quit(self, trigger: Key | None) -> bool:
-        """Ctrl-C, Ctrl-D and ``quit`` all ask; a second Ctrl-C or Ctrl-D (or input that has
-        ended: a closed pipe answers every read with its end) is a yes."""
+        """Ctrl-C, Ctrl-D and ``quit`` all ask, and only a typed ``y`` or ``yes`` is a yes: a second
+        Ctrl-C or Ctrl-D is a no (keys pressed twice in a hurry are not an answer), and so is the
+        end of input. Input that has ended for good (a closed pipe or file: the keyboard says so,
+        or three ends in a row with no line between) stops the game as ``input ended``, since
+        nobody can answer any more; the game stays resumable and nothing new is shown."""
         if trigger is EOF:
             self._out()
+            self._ends += 1
+        if self._input_ended():
+            raise StopGame(self._ended_reason())
         answer = await self._raw("Quit the game? [y/N] ", aside=True)
+        if answer is EOF:
+            self._ends += 1
+            if self._input_ended():
+                raise StopGame(self._ended_reason())
         if isinstance(answer, Key):
-            self._out(Text("yes" + (" (end of input)" if answer is EOF else ""), style="bold yellow"))
-            return True
+            self._out(Text("no" + (" (end of input is not an answer)" if answer is EOF else ""), style="dim"))
+            return False
+        self._ends = 0
         return norm(answer) in ("y", "yes")
+
+    def _input_ended(self) -> bool:
+        return bool(getattr(self.keyboard, "ended", False)) or self._ends >= 3
+
+    def _ended_reason(self) -> str:
+        self._quitting = True
+        reason = self.quit_reason = f"{self.name}'s input ended"
+        stop = f"The input has ended: the game stops here ({reason}); arena resume goes on with it."
+        self._out(Text(stop, style="bold yellow"))
+        return reason
 
     def _on_interrupt(self) -> None:
         """Ctrl-C: answered by the prompt on screen, else asked between turns."""
@@ -582,9 +652,9 @@ class HumanPlayer:
         elif self._asking_quit is None and not self._quitting and self._loop is not None:
             self._asking_quit = self._loop.create_task(self._quit_between_turns())
 
-    async def _quit_between_turns(self) -> None:
+    async def _quit_between_turns(self, trigger: Key | None = INTERRUPT) -> None:
         try:
-            if await self._confirm_quit(INTERRUPT):
+            if await self._confirm_quit(trigger):
                 self._quitting = True
                 self._out(Text("Stopping the game…", style="bold yellow"))
             else:
@@ -599,6 +669,7 @@ class HumanPlayer:
         self.keyboard.close()
         if self._asking_quit is not None:
             self._asking_quit.cancel()
+        self._stop_watching()
 
     async def aclose(self) -> None:
         self.close()

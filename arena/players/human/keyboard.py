@@ -137,11 +137,19 @@ def _input(prompt: str) -> str:
         raise
 
 
+def _a_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (OSError, ValueError):  # stdin closed
+        return False
+
+
 class TerminalKeyboard:
     """stdin in the main thread; the game's loop asks for lines from its own thread (:meth:`play`)."""
 
     def __init__(self) -> None:
         self.waiting = False
+        self.ended = False  # the input has ended for good (not a terminal's Ctrl-D): nobody can answer
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_interrupt: Callable[[], None] | None = None
         self._prompts: queue.Queue[_Prompt] = queue.Queue()
@@ -393,6 +401,7 @@ class TerminalKeyboard:
             job.answer(INTERRUPT)
             return
         except (EOFError, OSError, ValueError):  # end of input, or stdin closed under us
+            self.ended = self.ended or not _a_terminal()  # a pipe or a file has ended for good; Ctrl-D at a terminal has not
             job.answer(EOF)
             return
         finally:

@@ -227,6 +227,7 @@ class LLMPlayer:
         self._last_prompt = ""
         self._last_structured = ""
         self._tries: dict[int, int] = {}
+        self._numbers: dict[int, int] = {}  # request id -> the seat's own decision number (tool call ids)
         self._fixed: tuple[Any, KindSchemas] | None = None  # (repertoire, its schemas): built once a game
         self._recalled: dict[tuple[int, int], dict[str, Any]] = {}  # (request, try) -> a recorded call (resume)
         self.cache_key = "arena-" + hashlib.sha256(f"{seed}:{name}:{profile.model}".encode()).hexdigest()[:16]
@@ -396,6 +397,7 @@ class LLMPlayer:
             "params": {k: v for k, v in kwargs.items() if k not in SENT_APART and (k not in structured or k == "tool_choice")},
         }
         self._tries[request.id] = record["try"]
+        self._numbers.setdefault(request.id, len(self._numbers) + 1)
         self._last_prompt, self._last_structured = prompt, structured_text
         return kwargs, record, schemas, parse
 
@@ -546,9 +548,10 @@ class LLMPlayer:
         except ValidationError as exc:
             return Malformed(reply.raw, _validation_text(exc))
 
-    @staticmethod
-    def _call(reply: Reply, request_id: int, attempt: int) -> dict[str, Any] | None:
-        """The tool call as it goes back into the history (None for an answer in text)."""
+    def _call(self, reply: Reply, request_id: int, attempt: int) -> dict[str, Any] | None:
+        """The tool call as it goes back into the history (None for an answer in text). Its id,
+        when the server gave none, counts the seat's own decisions: the engine's request id counts
+        every seat's, and the model reads its history."""
         if not reply.tool:
             return None
         arguments = reply.arguments
@@ -558,7 +561,7 @@ class LLMPlayer:
             except ValueError:
                 arguments = None
         return {
-            "id": reply.call_id or f"call_{request_id}_{attempt}",
+            "id": reply.call_id or f"call_{self._numbers.get(request_id, request_id)}_{attempt}",
             "name": reply.tool,
             "arguments": reply.raw,
             "input": arguments if isinstance(arguments, dict) else {},
