@@ -137,7 +137,9 @@ class Clocked:
     def start(self, loop: Any, on_interrupt: Any) -> None:
         pass
 
-    async def read(self, prompt: str, words: Any = (), *, deadline: float | None = None, aside: bool = False) -> Any:
+    async def read(
+        self, prompt: str, words: Any = (), *, deadline: float | None = None, aside: bool = False, question: object = None
+    ) -> Any:
         await asyncio.sleep(0)
         self.asked.append((prompt, deadline))
         return self.answers.pop(0)
