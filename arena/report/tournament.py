@@ -95,6 +95,15 @@ def write_pairs(out: Path, rows: list[dict[str, Any]], stories: dict[str, Any]) 
     return links
 
 
+def docs_link() -> str | None:
+    """docs/tournaments.md of the source tree this arena runs from, as a file link (the report is a
+    local page too); None when the docs are not there (an installed wheel)."""
+    import arena
+
+    path = Path(arena.__file__).resolve().parent.parent / "docs" / "tournaments.md"
+    return path.as_uri() if path.is_file() else None
+
+
 def _variant_of(title: str, variants: set[str]) -> str | None:
     """The variant a leaderboard table is about, from its title ("classic, mafia side"), or None for all."""
     head = re.split(r"[,:( ]", title.removeprefix("Skill model, "), maxsplit=1)[0]
@@ -113,6 +122,9 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     from arena.tournament.db import Database, DatabaseError
     from arena.tournament.inference import ALL_VARIANTS
     from arena.tournament.leaderboard import (
+        DIFFERENCES_TITLE,
+        METRICS_NOTE,
+        SIDE_LEGEND,
         build_report,
         comparison_sections,
         difference_lines,
@@ -221,6 +233,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     }  # fmt: skip
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
+        docs_link=docs_link(), side_legend=SIDE_LEGEND, metrics_note=METRICS_NOTE, differences_title=DIFFERENCES_TITLE,
         skills=skills, differences=difference_lines(board), comparisons=comparisons, metrics=metrics, charts=charts,
         exports=exports, models=sorted({str(p["model"]) for p in players}), variants=sorted(variants),
         pairings=sorted({str(g["pairing"]) for g in games}),
