@@ -219,7 +219,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
         (title, header, body, [games_filter(model=r[0], variant=_variant_of(title, variants)) for r in body])
         for title, header, body in [*board.tables, ratings_table(board)]
     ]
-    columns = ["game", "variant", "players", "round", "seed", "pairing", "side A", "side B", "winner", "result", "length", "cost"]
+    columns = ["game", "variant", "players", "round", "seed", "pairing", "side A", "side B", "winner", "result", "days", "cost"]
     exports = {
         "games": write_table(out, "games", columns, [
             [r["key"], r["variant"], r["players"], r["round"], r["seed"], r["pairing"], r["first"], r["second"],
