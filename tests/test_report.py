@@ -558,3 +558,42 @@ def test_in_chromium_the_indexes_load_cleanly(browser: Browser, games: dict[str,
         assert browser.evaluate("document.querySelectorAll('a[href^=\"games/\"]').length") >= 2
         images = browser.evaluate("Array.from(document.images).map(i => i.naturalWidth)")
         assert all(width > 100 for width in images), "the plots decode"
+
+
+#: every word of letters on the page that the browser laid out over two lines ("detec tive", "Bra m")
+BROKEN_WORDS = """(function () {
+  var out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), n;
+  while ((n = walker.nextNode())) {
+    var el = n.parentElement;
+    if (!el || el.closest("svg, script, style, code") || !el.checkVisibility()) continue;
+    var re = /[A-Za-z][a-z]+/g, m;
+    while ((m = re.exec(n.textContent))) {
+      if (m[0].length < 3) continue;
+      var r = document.createRange();
+      r.setStart(n, m.index);
+      r.setEnd(n, m.index + m[0].length);
+      var tops = {};
+      Array.from(r.getClientRects()).forEach(function (x) { if (x.width > 0) tops[Math.round(x.top)] = true; });
+      if (Object.keys(tops).length > 1) out.push(m[0]);
+    }
+  }
+  return out;
+})()"""
+
+
+def test_in_chromium_no_word_breaks_mid_word(browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31.4: table cells allowed a break anywhere, so a narrow column cut names mid-word
+    ("detec tive", "rando m" at 1280 px; "Bra m", "lo st" at 400 px on a game page)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "names.toml").write_text(
+        'name = "names"\ngames = 6\n[models]\nliar = "bot?mafia=1&town=0.2"\ndetective = "bot?mafia=0.2&town=1"\n'
+        'random = "random"\n[[variants]]\nname = "classic"\nplayers = 7\n'
+    )
+    assert main(["tournament", "names.toml", "--quiet"]) == 0
+    assert main(["report", "transcripts/names.sqlite", "-o", "board"]) == 0
+    index = tmp_path / "board" / "index.html"
+    game = next((tmp_path / "board" / "games").glob("*.html"))
+    for page, width in ((index, 1280), (index, 400), (game, 400), (game, 1280)):
+        browser.open(page.as_uri(), width=width)
+        assert browser.evaluate(BROKEN_WORDS) == [], (page.name, width)
+    assert browser.errors() == []
