@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +58,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted: finished games are in the database; run the same command to go on", file=sys.stderr)
         return 130
-    for line in report.lines(config):  # wrapped between words, never mid-phrase by the terminal
-        print(textwrap.fill(line, width=80, subsequent_indent="    ", break_on_hyphens=False) if len(line) > 80 else line)
+    from .leaderboard import wrap_phrases
+
+    for line in report.lines(config):  # wrapped between phrases, never mid-phrase by the terminal
+        print(wrap_phrases(line))
     if not args.quiet and report.played + report.skipped:
         print(f"next: arena leaderboard {config.database}")
     return 1 if report.failed or report.down else 0
