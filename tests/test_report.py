@@ -597,3 +597,24 @@ def test_in_chromium_no_word_breaks_mid_word(browser: Browser, tmp_path: Path, m
         browser.open(page.as_uri(), width=width)
         assert browser.evaluate(BROKEN_WORDS) == [], (page.name, width)
     assert browser.errors() == []
+
+
+def test_a_tournament_game_page_links_its_mirror_and_its_pair(tournament: Path, tmp_path: Path) -> None:
+    """Issue 31.4: a game page of a tournament links the same deal with the models swapped and the
+    pair's side-by-side page; the mirror links back."""
+    import html
+    import re
+
+    assert main(["report", str(tournament), "-o", str(tmp_path / "board")]) == 0
+    games = tmp_path / "board" / "games"
+    pages = sorted(games.glob("*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        mirror = re.search(r'class="mirror" href="([^"]+)"', text)
+        pair = re.search(r'class="pairpage" href="([^"]+)"', text)
+        assert mirror and pair, page.name
+        other = games / html.unescape(mirror.group(1))
+        assert other.is_file() and other != page
+        assert f'class="mirror" href="{page.name}"' in other.read_text(encoding="utf-8").replace("&#126;", "~")
+        assert (games / html.unescape(pair.group(1))).resolve().is_file()
