@@ -456,3 +456,17 @@ def test_a_seats_page_holds_only_moment_facts_it_saw(games: dict[str, Path], mod
             mine = json.loads(re.search(r'id="moment-data">(.*?)</script>', page).group(1))
             assert all(f["seq"] < 0 or events[f["seq"]].visible_to(seat) for f in mine), (path.name, seat)
             assert {f["who"] for f in mine if f["k"] == "card"} <= {seat}, "no other seat's card"
+
+
+def test_in_chromium_the_pair_page_opens_at_its_top(browser: Browser, board: Path) -> None:
+    """Issue 31.4: the embedded games stepped to their first different move with scrollIntoView, which
+    scrolls the pages around a frame as well: the pair page opened 1 444 px past its heading. Its
+    outcomes read as sentences ("… passes. Execution …", not "passes.; Execution")."""
+    page = board / "pairs" / "classic_7_r1_bot~bot2.html"
+    browser.open(page.as_uri(), 1280, 800)
+    browser.evaluate("new Promise(r => setTimeout(r, 500))")
+    assert browser.evaluate("window.scrollY") == 0
+    assert browser.evaluate("document.querySelector('h1').getBoundingClientRect().top") >= 0
+    text = _text(page.read_text(encoding="utf-8"))
+    assert ".;" not in text
+    assert browser.errors() == []
