@@ -596,6 +596,13 @@ def test_in_chromium_no_word_breaks_mid_word(browser: Browser, tmp_path: Path, m
     for page, width in ((index, 1280), (index, 400), (game, 400), (game, 1280)):
         browser.open(page.as_uri(), width=width)
         assert browser.evaluate(BROKEN_WORDS) == [], (page.name, width)
+        # a chart's 11-px text is never drawn smaller than 10 px (it was 7 px at 400 px: the chart shrank)
+        sizes = browser.evaluate(
+            "Array.from(document.querySelectorAll('svg.chart'))"
+            ".map(s => 11 * s.getBoundingClientRect().width / s.viewBox.baseVal.width)"
+        )
+        assert sizes and min(sizes) >= 10, (page.name, width, sizes)
+        assert browser.evaluate("document.documentElement.scrollWidth") <= width
     assert browser.errors() == []
 
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -470,3 +471,35 @@ def test_in_chromium_the_pair_page_opens_at_its_top(browser: Browser, board: Pat
     text = _text(page.read_text(encoding="utf-8"))
     assert ".;" not in text
     assert browser.errors() == []
+
+
+def test_chart_labels_keep_apart_and_a_dead_players_line_ends() -> None:
+    """Issue 31.4: 60 rounds' x labels ran together ("round 1round 20round 39"); the line names at the
+    right, nudged down, ran into the last x label ("day 3"); a dead seat's suspicion line went on at 0."""
+    from arena.engine import Event
+    from arena.report.charts import CHAR_W, _suspicion, line_chart, stacked_bars
+
+    labels = [f"round {r}" for r in range(1, 61)]
+    svg = str(stacked_bars("games", labels, [("a vs b", "#000", [2.0] * 60), ("a vs c", "#111", [2.0] * 60)]))
+    axis = r'<text x="([\d.]+)" y="\d+" font-size="11" text-anchor="\w+" fill="#666b73">(round \d+)<'
+    xs = [float(x) for x, _ in re.findall(axis, svg)]
+    assert len(xs) >= 4
+    assert all(b - a >= CHAR_W * len("round 60") for a, b in itertools.pairwise(xs)), xs
+    flat = [(f"P{i}", "#000", [0.0, 0.0, 0.0]) for i in range(9)]
+    chart = str(line_chart("t", ["day 1", "day 2", "day 3"], flat))
+    names = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" fill="#000">P\d', chart)]
+    last = re.search(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" text-anchor="end" fill="#666b73">day 3<', chart)
+    assert last is not None and len(names) == 9 and max(names) < float(last.group(1)) - 8, (names, chart)
+
+    def public(seq: int, kind: str, actor: str | None = None, **data: object) -> Event:
+        return Event(seq=seq, type=kind, day=1, phase="day", audience="all", to=None, actor=actor, data=data)
+
+    events = [
+        public(1, "day", number=1),
+        public(2, "speech", "Ann", accuse="Bob"),
+        public(3, "death", player="Bob"),
+        public(4, "day", number=2),
+        public(5, "speech", "Bob", accuse="Ann"),
+    ]
+    days, drawn = _suspicion(events, ["Ann", "Bob"])
+    assert days == ["day 1", "day 2"] and drawn["Bob"] == [1.0, None] and drawn["Ann"] == [0.0, 1.0]
