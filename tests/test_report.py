@@ -625,3 +625,12 @@ def test_a_tournament_game_page_links_its_mirror_and_its_pair(tournament: Path, 
         assert other.is_file() and other != page
         assert f'class="mirror" href="{page.name}"' in other.read_text(encoding="utf-8").replace("&#126;", "~")
         assert (games / html.unescape(pair.group(1))).resolve().is_file()
+
+
+def test_the_example_report_is_what_arena_report_writes_today() -> None:
+    """README's example page (transcripts/examples/classic-seed5.html) is the report of the transcript
+    beside it as this version draws it: it had gone stale. After a change to the game page, write it
+    again: ``arena report transcripts/examples/classic-seed5.jsonl``."""
+    root = Path(__file__).resolve().parent.parent / "transcripts" / "examples"
+    fresh = render_game(read_transcript(root / "classic-seed5.jsonl"))
+    assert (root / "classic-seed5.html").read_text(encoding="utf-8") == fresh
