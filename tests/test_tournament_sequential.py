@@ -298,8 +298,16 @@ def test_the_known_truth_stops_once_the_two_skills_are_decided(tmp_path, capsys,
     out = capsys.readouterr().out
     assert "stopped: decided: every comparison asked for is decided" in out
     assert main(["leaderboard", "transcripts/known.sqlite", "--json"]) == 0
-    block = json.loads(capsys.readouterr().out)["until_decided"]
+    board = json.loads(capsys.readouterr().out)
+    block = board["until_decided"]
     assert block["stop_reason"] == "decided" and block["done"] and block["games"] < 450
+    # liar and detective never met (only their pairings with random were needed), yet their one-side
+    # comparisons are there, against random, and none reads against the truth
+    sides = [c for c in board["comparisons"] if {c["a"], c["b"]} == {"liar", "detective"}]
+    assert {c["side"] for c in sides} == {"mafia", "town"}
+    assert {c["better"] for c in sides if c["side"] == "mafia"} <= {"liar", None}
+    assert {c["better"] for c in sides if c["side"] == "town"} <= {"detective", None}
+    assert any(c["better"] for c in sides)
     found = {(d["comparison"], d["a"], d["b"]): d for d in block["decisions"]}
     assert found[("deception", "detective", "liar")]["better"] == "liar"
     assert found[("detection", "detective", "liar")]["better"] == "detective"

@@ -373,17 +373,20 @@ def family_differences(results: Results) -> Differences:
     from arena.variants import get_variant
 
     third = len(results.models) >= 3
-
     by_pairing: dict[tuple[str, str], list[Pair]] = {}
     for pair in results.pairs():
         by_pairing.setdefault((pair.a, pair.b), []).append(pair)
+    if third:  # a pair of models never played against each other still compares against the third ones
+        for a, b in itertools.combinations(results.models, 2):
+            by_pairing.setdefault((a, b), [])
+    team_variants = [v for v in results.variants if not deals_per_hand(get_variant(v))]
     out: Differences = {}
     for (a, b), mine in sorted(by_pairing.items()):
-        variants = sorted({p.variant for p in mine})
+        variants = sorted({p.variant for p in mine} | (set(team_variants) if third else set()))
         for variant in variants:
             here = [p for p in mine if p.variant == variant]
-            compared = MCKAY_COMPARED if deals_per_hand(get_variant(variant)) else TEAM_COMPARED
             team = not deals_per_hand(get_variant(variant))
+            compared = TEAM_COMPARED if team else MCKAY_COMPARED
             for metric, sides in compared.items():
                 for side in sides:
                     if team and side != "all" and not third:
@@ -394,7 +397,7 @@ def family_differences(results: Results) -> Differences:
                         keys, d = paired_differences(results, here, metric, side)
                     if len(d):
                         out[(a, b, variant, side, metric)] = (keys, d)
-        if len(variants) > 1:
+        if len({p.variant for p in mine}) > 1:
             keys, d = paired_differences(results, mine, "win", "all")
             if len(d):
                 out[(a, b, ALL_VARIANTS, "all", "win")] = (keys, d)
