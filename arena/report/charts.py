@@ -321,7 +321,11 @@ def tournament_charts(players: Sequence[Mapping[str, Any]], games: Sequence[Mapp
         rows.append((label, SIDE_COLOURS.get(side, "#666"), wins / n if n else 0.0, lo, hi, f"{_num(wins)}/{int(n)}"))
     if rows:
         svg = interval_chart("win rate by side per model", rows)
-        out.append({"title": "Win rate by side per model, with 95% intervals (Wilson, over games; each against the opponents it met: descriptive, not a comparison)", "svg": svg})
+        title = (
+            "Win rate by side per model, with 95% intervals (Wilson, over games; each against the opponents it met: "
+            "descriptive, not a comparison)"
+        )
+        out.append({"title": title, "svg": svg})
     rounds = sorted({int(g["round"]) for g in games})
     per: dict[str, Counter[int]] = defaultdict(Counter)
     for g in games:
