@@ -481,14 +481,18 @@ def test_chart_labels_keep_apart_and_a_dead_players_line_ends() -> None:
 
     labels = [f"round {r}" for r in range(1, 61)]
     svg = str(stacked_bars("games", labels, [("a vs b", "#000", [2.0] * 60), ("a vs c", "#111", [2.0] * 60)]))
-    axis = r'<text x="([\d.]+)" y="\d+" font-size="11" text-anchor="\w+" fill="#666b73">(round \d+)<'
-    xs = [float(x) for x, _ in re.findall(axis, svg)]
-    assert len(xs) >= 4
-    assert all(b - a >= CHAR_W * len("round 60") for a, b in itertools.pairwise(xs)), xs
+    axis = r'<text x="([\d.]+)" y="\d+" font-size="11" text-anchor="(\w+)" fill="#666b73">(round \d+)<'
+    spans = []
+    for x, anchor, text in re.findall(axis, svg):
+        width, left = CHAR_W * len(text), float(x)
+        left -= {"start": 0, "middle": width / 2, "end": width}[anchor]
+        spans.append((left, left + width))
+    assert len(spans) >= 4 and spans[0][0] >= 0 and spans[-1][1] <= 520
+    assert all(b[0] - a[1] >= 8 for a, b in itertools.pairwise(spans)), spans
     flat = [(f"P{i}", "#000", [0.0, 0.0, 0.0]) for i in range(9)]
     chart = str(line_chart("t", ["day 1", "day 2", "day 3"], flat))
     names = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" fill="#000">P\d', chart)]
-    last = re.search(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" text-anchor="end" fill="#666b73">day 3<', chart)
+    last = re.search(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" text-anchor="\w+" fill="#666b73">day 3<', chart)
     assert last is not None and len(names) == 9 and max(names) < float(last.group(1)) - 8, (names, chart)
 
     def public(seq: int, kind: str, actor: str | None = None, **data: object) -> Event:

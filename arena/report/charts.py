@@ -32,22 +32,25 @@ CHAR_W = 6.6  # the width of one character of 11-px text, near enough, to keep l
 
 
 def x_labels(positions: Sequence[float], labels: Sequence[str]) -> list[str]:
-    """The x axis's labels that fit without touching: every k-th (k from the widest label and the
-    spacing), the last one only when it clears the one before; the first and last anchored inward so
-    neither runs into the y labels or the line names at the right ("round 1round 20round 39")."""
+    """The x axis's labels that fit without touching ("round 1round 20round 39" ran together): every
+    k-th (k from the widest label and the spacing), each centred on its x but kept inside the chart,
+    and any that would touch the one before left out (the last one is tried too)."""
     if not labels:
         return []
-    width = CHAR_W * max(len(label) for label in labels) + 10
-    spacing = (positions[-1] - positions[0]) / (len(positions) - 1) if len(positions) > 1 else width
-    step = max(1, math.ceil(width / max(spacing, 1e-9)))
-    shown = list(range(0, len(labels), step))
-    last = len(labels) - 1
-    if shown[-1] != last and positions[last] - positions[shown[-1]] >= width:
-        shown.append(last)
-    out = []
-    for i in shown:
-        anchor = "start" if i == 0 and len(shown) > 1 else "end" if i == last and len(shown) > 1 else "middle"
-        at = f'x="{positions[i]:.1f}" y="{H - 8}" font-size="11" text-anchor="{anchor}"'
+    widest = CHAR_W * max(len(label) for label in labels) + 10
+    spacing = (positions[-1] - positions[0]) / (len(positions) - 1) if len(positions) > 1 else widest
+    step = max(1, math.ceil(widest / max(spacing, 1e-9)))
+    candidates = list(range(0, len(labels), step))
+    if candidates[-1] != len(labels) - 1:
+        candidates.append(len(labels) - 1)
+    out, right_edge = [], -math.inf
+    for i in candidates:
+        half = CHAR_W * len(labels[i]) / 2
+        cx = min(max(positions[i], 2 + half), W - 2 - half)
+        if cx - half < right_edge + 10:
+            continue
+        right_edge = cx + half
+        at = f'x="{cx:.1f}" y="{H - 8}" font-size="11" text-anchor="middle"'
         out.append(f'<text {at} fill="#666b73">{escape(labels[i])}</text>')
     return out
 
