@@ -468,6 +468,21 @@ def test_in_chromium_the_pair_page_opens_at_its_top(browser: Browser, board: Pat
     browser.evaluate("new Promise(r => setTimeout(r, 500))")
     assert browser.evaluate("window.scrollY") == 0
     assert browser.evaluate("document.querySelector('h1').getBoundingClientRect().top") >= 0
+    # each embedded game is on its first different move, without the moment's panel over its votes
+    frames = {f["frame"]["id"] for f in browser.call("Page.getFrameTree", session=True)["frameTree"].get("childFrames", [])}
+    contexts = [
+        e["params"]["context"]["id"] for e in browser.events
+        if e.get("method") == "Runtime.executionContextCreated"
+        and e["params"]["context"].get("auxData", {}).get("frameId") in frames
+        and e["params"]["context"].get("auxData", {}).get("isDefault")
+    ]  # fmt: skip
+    assert len(contexts) == 2
+    for context in contexts:
+        got = browser.call(
+            "Runtime.evaluate", session=True, contextId=context, returnByValue=True,
+            expression="[document.getElementById('moment').hidden, location.hash.indexOf('at=') >= 0, window.scrollY > 0]",
+        )["result"]["value"]  # fmt: skip
+        assert got == [True, True, True], got
     text = _text(page.read_text(encoding="utf-8"))
     assert ".;" not in text
     assert browser.errors() == []
