@@ -384,9 +384,11 @@ def difference_lines(report: Report) -> list[str]:
             hint = "too few deals to say how many more would decide it" if d.deals < MIN_INTERVAL_PAIRS else ""
         else:
             hint = f"≈{more} more deals would likely decide it (if the difference is as seen)"
+        apart = math.isfinite(e.lo) and math.isfinite(e.hi) and (e.lo > 0 or e.hi < 0)
+        why = " (the interval, one of many and unadjusted, leaves out 0; the adjusted test decides)" if apart else ""
         lines.append(
             f"{where}: {d.skill} {d.a} − {d.b}: {_interval(e.estimate, e.lo, e.hi)} logits, p adj {_p(d.p_adjusted)}: "
-            f"not shown to differ{'; ' + hint if hint else ''}"
+            f"not shown to differ{why}{'; ' + hint if hint else ''}"
         )
     return lines
 
