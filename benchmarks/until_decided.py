@@ -85,6 +85,16 @@ CASES: dict[str, dict[str, Any]] = {
     "bot-random": {"models": {"bot": "bot", "random": "random"}, "truth": [("overall", "bot", "random")]},
     "aa": {"models": {"x": "bot", "y": "bot", "z": "bot"}, "truth": []},
 }
+#: what whole runs spent, measured with ``--decide`` (docs/tournaments.md, *What a run plays*): per case
+#: and budget, the games of a run waiting for every comparison ("today") and of one with ``decide``
+#: naming the truth, as (median, 80th percentile) over 200 runs (50 for the ladder), with evidence;
+#: for other scripts that price a tournament (tokens ≈ games × 90 247)
+SPENT: dict[tuple[str, int], dict[str, tuple[int, int]]] = {
+    ("liar-detective", 900): {"today": (900, 900), "decide": (176, 228)},
+    ("liar-detective", 2000): {"today": (1998, 2000), "decide": (176, 228)},
+    ("ladder-overall", 6000): {"today": (2918, 4486), "decide": (723, 904)},
+    ("bot-random", 900): {"today": (18, 20), "decide": (18, 20)},
+}
 PLANNED_PAIRS = 292  # docs/tournaments.md: mirrored pairs for 80% power on 0.10 in the mafia-side win rate
 #: per pool round: (permutation index, evidence) -> each family comparison's values in that round
 TABLE: list[dict[tuple[int, bool], list[list[float]]]] = []
