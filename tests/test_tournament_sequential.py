@@ -365,3 +365,22 @@ def test_two_models_get_no_one_side_comparison(liar_detective) -> None:
     )
     comparisons = compare_all(two)
     assert comparisons and {c.side for c in comparisons} == {"all"}
+
+
+def test_the_terminal_leaderboard_cuts_no_verdict_and_breaks_no_phrase(liar_detective) -> None:
+    """Issue 31.3: verdicts were cut ("not yet (38…" for 383 pairs, "no differen…") and lines broke
+    inside a phrase ("p" at the end of one line, "adj 0.024" on the next)."""
+    import io
+
+    from rich.console import Console
+
+    from arena.tournament.leaderboard import print_report, report_from_results
+
+    out = io.StringIO()
+    print_report(report_from_results(liar_detective, resamples=50), Console(file=out, width=120, color_system=None))
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert "…" not in text
+    assert max(len(line) for line in lines) <= 80
+    assert not any(line.rstrip().endswith((" p", " p adj", "[", " more", "≈")) for line in lines), text
+    assert "not yet (" in text and "A better" in text
