@@ -3,13 +3,17 @@
 ``arena leaderboard DB`` prints, in this order (docs/tournaments.md explains each estimate):
 
 1. **Deception and detection** — the skill model (:mod:`.skills`): per variant and model, with
-   95% intervals, and which pairs of models differ (Holm-adjusted);
-2. **Paired comparisons** — per pairing and variant, A − B over mirrored pairs for the family of
-   :mod:`.inference`, with the sign-flip p-value, Holm's adjustment over everything printed, and
-   how many pairs a difference of ``--target`` (default 0.10) would need;
+   95% intervals, and every skill difference with its own interval and Holm-adjusted verdict
+   (and, undecided, about how many more deals would decide it);
+2. **Paired comparisons** — per pairing and variant, A − B for the family of :mod:`.inference`
+   (over mirrored pairs; one side's metrics over deals against a common third model), with the
+   sign-flip p-value, Holm's adjustment over everything printed, and how many pairs a difference
+   of ``--target`` (default 0.10) would need;
 3. **Metrics** — every model's value of every metric per variant and side, each with a 95%
-   percentile bootstrap interval over the cell's games (descriptive: for comparing two models use
-   2.), and the openskill rating for reference.
+   percentile bootstrap interval over the cell's games (descriptive, each against the opponents
+   it met: for comparing two models use 1. and 2.), and the openskill rating for reference.
+
+Models are listed by name everywhere: an order by rating reads as a ranking the tests may deny.
 
 The terminal layout fits 80 columns (metrics are printed with metrics as rows and at most a few
 models as columns per table); ``leaderboard.md`` and ``leaderboard.csv`` keep the full, wide
@@ -504,7 +508,7 @@ def print_report(report: Report, console: Any) -> None:
     else:
         say(report.skills.note or "no team-variant games")
     say()
-    say("PAIRED COMPARISONS (A − B over mirrored pairs)", "bold")
+    say("PAIRED COMPARISONS (A − B: over mirrored pairs, or for one side deals against a third)", "bold")
     say(f"p adj: sign-flip test, Holm-adjusted over all {len(report.comparisons)} comparisons. Verdict: which of A and B is "
         f"better; 'not yet (N)': no detectable difference yet, about N pairs (or deals) would detect a difference of "
         f"{report.target:.2f} with 80% power; '< {report.target:.2f}': these would have detected one that "
