@@ -323,7 +323,8 @@ def test_the_json_says_why_a_run_stopped(tmp_path, capsys, monkeypatch) -> None:
     (tmp_path / "capped.toml").write_text(text)
     for name, reason in (("race", "budget spent"), ("capped", "cost cap")):
         assert main(["tournament", f"{name}.toml", "--quiet"]) == 0
-        assert f"stopped: {reason}:" in capsys.readouterr().out
+        stop = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("stopped:"))
+        assert stop.startswith(f"stopped: {reason} (") and len(stop) <= 80, stop
         if reason == "budget spent":
             assert main(["leaderboard", f"transcripts/{name}.sqlite", "--json"]) == 0
             assert json.loads(capsys.readouterr().out)["until_decided"]["stop_reason"] == reason

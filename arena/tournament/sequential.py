@@ -302,19 +302,19 @@ class Decisions:
         return need
 
     def stop_line(self) -> str | None:
-        """Why the run stopped, in one line (None when no run has said)."""
-        asked, left = len(self.asked), sum(not d.decided for d in self.asked)
+        """Why the run stopped, in one line of at most 80 characters (None when no run has said)."""
+        left = sum(not d.decided for d in self.asked)
         what = "comparison asked for" if self.ask else "comparison"
         if self.stop_reason == STOP_DECIDED:
             return f"stopped: decided: every {what} is decided, after {self.games} games"
         if self.stop_reason is None:
             return None
         why = {
-            STOP_BUDGET: f"the next round would pass max_games = {self.max_games}" if self.max_games else "the budget is spent",
-            STOP_CAP: "no new game starts at the cost cap; raise cost_cap and run the same command",
-            STOP_INCOMPLETE: "a round was not played whole; run the same command to play it",
+            STOP_BUDGET: f"next round > max_games = {self.max_games}" if self.max_games else "budget spent",
+            STOP_CAP: "raise cost_cap and run again",
+            STOP_INCOMPLETE: "run the same command again",
         }.get(self.stop_reason, "")
-        return f"stopped: {self.stop_reason}: {why}; {left} of {asked} {what}s still undecided"
+        return f"stopped: {self.stop_reason} ({why}); {left} of {len(self.asked)} {'asked ' if self.ask else ''}undecided"
 
     def lines(self) -> list[str]:
         asked = self.asked
