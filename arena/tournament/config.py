@@ -105,7 +105,7 @@ class _File(BaseModel):
 
         for entry in value:
             parse_ask(entry)  # a ValueError names the entry and what is wrong
-        return [entry.strip() for entry in dict.fromkeys(value)]
+        return list(dict.fromkeys(entry.strip() for entry in value))
 
     @field_validator("third_party")
     @classmethod
