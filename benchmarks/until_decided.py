@@ -1,7 +1,7 @@
 """Games needed to decide a known truth: fixed design vs ``until_decided``, wins vs decision evidence.
 
     nice python benchmarks/until_decided.py [--pool 400] [--runs 200] [--case liar-detective ...]
-                                            [--workers 2] [--seed 1]
+                                            [--workers 2] [--seed 1] [--decide --max-games 900]
 
 Players of known strength (``bot?mafia=L&town=L``, arena/players/bot/player.py) give a truth to
 recover on classic with 9 players:
@@ -33,6 +33,11 @@ runs:
    that decided anything wrongly;
 3. the planned fixed design of today's docs: mirrored pairs for 80% power on a difference of 0.10
    in the mafia-side win rate (292 pairs per pairing).
+
+``--decide`` instead plays whole runs to their own stop (with evidence, ``--max-games`` the budget),
+as a user pays for them: once waiting for every comparison (the default without ``decide``) and
+once with ``decide`` naming the case's truth; the median and 80th percentile of the games spent,
+budget-stopped runs included, why they stopped, and whether the truth was decided by then.
 
 ``--fresh-aa GAMES`` instead plays ``--runs`` A/A tournaments on fresh games (no pool), each checked
 after every round until ``GAMES``.
@@ -79,6 +84,16 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "bot-random": {"models": {"bot": "bot", "random": "random"}, "truth": [("overall", "bot", "random")]},
     "aa": {"models": {"x": "bot", "y": "bot", "z": "bot"}, "truth": []},
+}
+#: what whole runs spent, measured with ``--decide`` (docs/tournaments.md, *What a run plays*): per case
+#: and budget, the games of a run waiting for every comparison ("today") and of one with ``decide``
+#: naming the truth, as (median, 80th percentile) over 200 runs (50 for the ladder), with evidence;
+#: for other scripts that price a tournament (tokens ≈ games × 90 247)
+SPENT: dict[tuple[str, int], dict[str, tuple[int, int]]] = {
+    ("liar-detective", 900): {"today": (900, 900), "decide": (176, 228)},
+    ("liar-detective", 2000): {"today": (1998, 2000), "decide": (176, 228)},
+    ("ladder-overall", 6000): {"today": (2918, 4486), "decide": (723, 904)},
+    ("bot-random", 900): {"today": (18, 20), "decide": (18, 20)},
 }
 PLANNED_PAIRS = 292  # docs/tournaments.md: mirrored pairs for 80% power on 0.10 in the mafia-side win rate
 #: per pool round: (permutation index, evidence) -> each family comparison's values in that round
@@ -213,6 +228,61 @@ def sequential_run(task: tuple[str, int, int, bool]) -> tuple[int | None, bool, 
     return when, _wrong(decided, case), state.games
 
 
+def asked(case: str) -> list[str]:
+    """The case's truth as a config's ``decide`` entries."""
+    return [f"{kind}:{hi}~{lo}" for kind, hi, lo in CASES[case]["truth"]]
+
+
+def spend_run(task: tuple[str, int, int, bool, bool]) -> tuple[int, str, bool, bool]:
+    """One whole until_decided run, as the runner plays it, to its own stop: (games spent, why it
+    stopped, truth decided by then, anything wrong). With ``ask`` the config names the truth's
+    comparisons (``decide``); without, it waits for every comparison, as before ``decide``."""
+    case, max_games, seed, evidence, ask = task
+    rng = np.random.default_rng(seed)
+    models = sorted(CASES[case]["models"])
+    tracker = Tracker(models, ["classic"], evidence=evidence, ask=asked(case) if ask else ())
+    state = tracker.state
+    reason = "decided"
+    r = 0
+    while not state.done:
+        r += 1
+        need = state.needed_pairings(models)
+        games = 2 * len(need)
+        if state.games + games > max_games:
+            reason = "budget spent"
+            break
+        index = int(rng.integers(len(TABLE)))
+        k = int(rng.integers(len(permutations(case)))) if case == "aa" else 0
+        wins, scores = TABLE[index][(k, False)], TABLE[index][(k, True)]
+        read = [d.pairings(models) <= need for d in state.decisions]  # as the runner: every comparison its games feed
+        state = tracker.look_values(
+            r,
+            [v if ok else [] for ok, v in zip(read, wins, strict=True)],
+            games,
+            [v if ok else [] for ok, v in zip(read, scores, strict=True)] if evidence else None,
+        )
+    decided = {(d.kind, d.a, d.b): d.better for d in state.decisions if d.status == DIFFERENT}
+    return state.games, reason, truth_met(decided, CASES[case]["truth"]), _wrong(decided, case)
+
+
+def report_spend(case: str, ex: ProcessPoolExecutor, evidence: bool, args: argparse.Namespace) -> None:
+    """What a run pays, stopping included: every comparison (today's default) against ``decide``."""
+    label = "with evidence" if evidence else "wins only"
+    for ask in (False, True):
+        tasks = [(case, args.max_games, args.seed * 1_000_000 + s, evidence, ask) for s in range(args.runs)]
+        got = list(ex.map(spend_run, tasks, chunksize=4))
+        spent = sorted(g for g, _, _, _ in got)
+        p80 = spent[int(np.ceil(0.8 * len(spent))) - 1]
+        stops = {why: sum(1 for _, w, _, _ in got if w == why) for why in ("decided", "budget spent")}
+        truth = sum(ok for _, _, ok, _ in got)
+        wrong = sum(bad for _, _, _, bad in got)
+        what = f"decide = {asked(case)}" if ask else "every comparison (no decide)"
+        print(f"   {label}: run to its stop, {what}, budget {args.max_games}: games spent median "
+              f"{int(np.median(spent))}, 80th percentile {p80}; stopped {stops['decided']} decided, "
+              f"{stops['budget spent']} budget spent of {len(got)}; truth decided at the stop in {truth}; "
+              f"wrong {wrong}", flush=True)  # fmt: skip
+
+
 def fixed_needed(case: str, ex: ProcessPoolExecutor, runs: int, evidence: bool, limit: int) -> tuple[int | None, float]:
     """The fewest rounds with ≥ 80% of runs deciding the truth (doubling, then bisection to 5%), and
     the wrong-decision rate there; None when ``limit`` rounds are not enough."""
@@ -305,6 +375,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="runs per design (default 200)")
     parser.add_argument("--max-games", type=int, default=4000, help="budget of a sequential run (default 4000)")
     parser.add_argument("--fresh-aa", type=int, metavar="GAMES", help="only: A/A runs on fresh games, this budget each")
+    parser.add_argument(
+        "--decide",
+        action="store_true",
+        help="only: whole runs to their own stop, every comparison against decide = the case's truth",
+    )
     parser.add_argument("--no-fixed", action="store_true", help="only the until_decided runs (and the A/A)")
     parser.add_argument("--skill-runs", type=int, default=40, help="runs of the skill model's own test (default 40)")
     parser.add_argument("--aa-max-games", type=int, default=600, help="budget of an A/A run (default 600)")
@@ -341,8 +416,11 @@ def main() -> None:
         pairings = len(CASES[case]["models"]) * (len(CASES[case]["models"]) - 1) // 2
         print(f"   planned fixed design (docs: {PLANNED_PAIRS} pairs per pairing at 0.10): {2 * PLANNED_PAIRS * pairings} games")
         with ProcessPoolExecutor(args.workers, initializer=_use_table, initargs=(table,)) as ex:
-            for evidence in (False, True):
-                report_case(case, pool, ex, evidence, args)
+            for evidence in (False, True) if not args.decide else (True,):
+                if args.decide:
+                    report_spend(case, ex, evidence, args)
+                else:
+                    report_case(case, pool, ex, evidence, args)
     print(f"{time.perf_counter() - started:.0f} s with {args.workers} worker(s)")
 
 

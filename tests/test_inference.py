@@ -271,10 +271,13 @@ def null_pool() -> DifferencePool:
 
 
 def test_null_tournaments_flag_at_most_8_percent(null_pool):
-    """120 null tournaments of 50 pairs, each pair drawn from real games with the names swapped at random:
-    the win-rate test, and the whole Holm-adjusted family, flag a difference in at most 8% of them."""
-    measured = rates(run_resampled(null_pool, 50, 120, seed=2, swap=True))
-    assert measured.runs == 120
+    """360 null tournaments of 50 pairs, each pair drawn from real games with the names swapped at random:
+    the win-rate test, and the whole Holm-adjusted family, flag a difference in at most 8% of them.
+
+    Three seeds of 120: the runs of one seed share the pool's own tilt, and with two models the family
+    is small (one-side comparisons need a third model), so one seed's rate swings: 8.3%, 2.5%, 3.3%."""
+    measured = rates([run for seed in (2, 3, 4) for run in run_resampled(null_pool, 50, 120, seed=seed, swap=True)])
+    assert measured.runs == 360
     assert measured.primary <= 0.08, measured.text()
     assert measured.family <= 0.08, measured.text()
     assert measured.covered >= 0.88, measured.text()

@@ -558,3 +558,79 @@ def test_in_chromium_the_indexes_load_cleanly(browser: Browser, games: dict[str,
         assert browser.evaluate("document.querySelectorAll('a[href^=\"games/\"]').length") >= 2
         images = browser.evaluate("Array.from(document.images).map(i => i.naturalWidth)")
         assert all(width > 100 for width in images), "the plots decode"
+
+
+#: every word of letters on the page that the browser laid out over two lines ("detec tive", "Bra m")
+BROKEN_WORDS = """(function () {
+  var out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), n;
+  while ((n = walker.nextNode())) {
+    var el = n.parentElement;
+    if (!el || el.closest("svg, script, style, code") || !el.checkVisibility()) continue;
+    var re = /[A-Za-z][a-z]+/g, m;
+    while ((m = re.exec(n.textContent))) {
+      if (m[0].length < 3) continue;
+      var r = document.createRange();
+      r.setStart(n, m.index);
+      r.setEnd(n, m.index + m[0].length);
+      var tops = {};
+      Array.from(r.getClientRects()).forEach(function (x) { if (x.width > 0) tops[Math.round(x.top)] = true; });
+      if (Object.keys(tops).length > 1) out.push(m[0]);
+    }
+  }
+  return out;
+})()"""
+
+
+def test_in_chromium_no_word_breaks_mid_word(browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31.4: table cells allowed a break anywhere, so a narrow column cut names mid-word
+    ("detec tive", "rando m" at 1280 px; "Bra m", "lo st" at 400 px on a game page)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "names.toml").write_text(
+        'name = "names"\ngames = 6\n[models]\nliar = "bot?mafia=1&town=0.2"\ndetective = "bot?mafia=0.2&town=1"\n'
+        'random = "random"\n[[variants]]\nname = "classic"\nplayers = 7\n'
+    )
+    assert main(["tournament", "names.toml", "--quiet"]) == 0
+    assert main(["report", "transcripts/names.sqlite", "-o", "board"]) == 0
+    index = tmp_path / "board" / "index.html"
+    game = next((tmp_path / "board" / "games").glob("*.html"))
+    for page, width in ((index, 1280), (index, 400), (game, 400), (game, 1280)):
+        browser.open(page.as_uri(), width=width)
+        assert browser.evaluate(BROKEN_WORDS) == [], (page.name, width)
+        # a chart's 11-px text is never drawn smaller than 10 px (it was 7 px at 400 px: the chart shrank)
+        sizes = browser.evaluate(
+            "Array.from(document.querySelectorAll('svg.chart'))"
+            ".map(s => 11 * s.getBoundingClientRect().width / s.viewBox.baseVal.width)"
+        )
+        assert sizes and min(sizes) >= 10, (page.name, width, sizes)
+        assert browser.evaluate("document.documentElement.scrollWidth") <= width
+    assert browser.errors() == []
+
+
+def test_a_tournament_game_page_links_its_mirror_and_its_pair(tournament: Path, tmp_path: Path) -> None:
+    """Issue 31.4: a game page of a tournament links the same deal with the models swapped and the
+    pair's side-by-side page; the mirror links back."""
+    import html
+    import re
+
+    assert main(["report", str(tournament), "-o", str(tmp_path / "board")]) == 0
+    games = tmp_path / "board" / "games"
+    pages = sorted(games.glob("*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        mirror = re.search(r'class="mirror" href="([^"]+)"', text)
+        pair = re.search(r'class="pairpage" href="([^"]+)"', text)
+        assert mirror and pair, page.name
+        other = games / html.unescape(mirror.group(1))
+        assert other.is_file() and other != page
+        assert f'class="mirror" href="{page.name}"' in other.read_text(encoding="utf-8").replace("&#126;", "~")
+        assert (games / html.unescape(pair.group(1))).resolve().is_file()
+
+
+def test_the_example_report_is_what_arena_report_writes_today() -> None:
+    """README's example page (transcripts/examples/classic-seed5.html) is the report of the transcript
+    beside it as this version draws it: it had gone stale. After a change to the game page, write it
+    again: ``arena report transcripts/examples/classic-seed5.jsonl``."""
+    root = Path(__file__).resolve().parent.parent / "transcripts" / "examples"
+    fresh = render_game(read_transcript(root / "classic-seed5.jsonl"))
+    assert (root / "classic-seed5.html").read_text(encoding="utf-8") == fresh

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -459,3 +460,68 @@ def test_a_seats_page_holds_only_moment_facts_it_saw(games: dict[str, Path], mod
             audience = [None if e.to is None else sorted(e.to) for e in theirs]
             assert all(f["seq"] < 0 or f["to"] == audience[f["seq"] - 1] for f in mine), (path.name, seat)
             assert {f["who"] for f in mine if f["k"] == "card"} <= {seat}, "no other seat's card"
+
+
+def test_in_chromium_the_pair_page_opens_at_its_top(browser: Browser, board: Path) -> None:
+    """Issue 31.4: the embedded games stepped to their first different move with scrollIntoView, which
+    scrolls the pages around a frame as well: the pair page opened 1 444 px past its heading. Its
+    outcomes read as sentences ("… passes. Execution …", not "passes.; Execution")."""
+    page = board / "pairs" / "classic_7_r1_bot~bot2.html"
+    browser.open(page.as_uri(), 1280, 800)
+    browser.evaluate("new Promise(r => setTimeout(r, 500))")
+    assert browser.evaluate("window.scrollY") == 0
+    assert browser.evaluate("document.querySelector('h1').getBoundingClientRect().top") >= 0
+    # each embedded game is on its first different move, without the moment's panel over its votes
+    frames = {f["frame"]["id"] for f in browser.call("Page.getFrameTree", session=True)["frameTree"].get("childFrames", [])}
+    contexts = [
+        e["params"]["context"]["id"] for e in browser.events
+        if e.get("method") == "Runtime.executionContextCreated"
+        and e["params"]["context"].get("auxData", {}).get("frameId") in frames
+        and e["params"]["context"].get("auxData", {}).get("isDefault")
+    ]  # fmt: skip
+    assert len(contexts) == 2
+    for context in contexts:
+        got = browser.call(
+            "Runtime.evaluate", session=True, contextId=context, returnByValue=True,
+            expression="[document.getElementById('moment').hidden, location.hash.indexOf('at=') >= 0, window.scrollY > 0]",
+        )["result"]["value"]  # fmt: skip
+        assert got == [True, True, True], got
+    text = _text(page.read_text(encoding="utf-8"))
+    assert ".;" not in text
+    assert browser.errors() == []
+
+
+def test_chart_labels_keep_apart_and_a_dead_players_line_ends() -> None:
+    """Issue 31.4: 60 rounds' x labels ran together ("round 1round 20round 39"); the line names at the
+    right, nudged down, ran into the last x label ("day 3"); a dead seat's suspicion line went on at 0."""
+    from arena.engine import Event
+    from arena.report.charts import CHAR_W, _suspicion, line_chart, stacked_bars
+
+    labels = [f"round {r}" for r in range(1, 61)]
+    svg = str(stacked_bars("games", labels, [("a vs b", "#000", [2.0] * 60), ("a vs c", "#111", [2.0] * 60)]))
+    axis = r'<text x="([\d.]+)" y="\d+" font-size="11" text-anchor="(\w+)" fill="#666b73">(round \d+)<'
+    spans = []
+    for x, anchor, text in re.findall(axis, svg):
+        width, left = CHAR_W * len(text), float(x)
+        left -= {"start": 0, "middle": width / 2, "end": width}[anchor]
+        spans.append((left, left + width))
+    assert len(spans) >= 4 and spans[0][0] >= 0 and spans[-1][1] <= 520
+    assert all(b[0] - a[1] >= 8 for a, b in itertools.pairwise(spans)), spans
+    flat = [(f"P{i}", "#000", [0.0, 0.0, 0.0]) for i in range(9)]
+    chart = str(line_chart("t", ["day 1", "day 2", "day 3"], flat))
+    names = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" fill="#000">P\d', chart)]
+    last = re.search(r'<text x="[\d.]+" y="([\d.]+)" font-size="11" text-anchor="\w+" fill="#666b73">day 3<', chart)
+    assert last is not None and len(names) == 9 and max(names) < float(last.group(1)) - 8, (names, chart)
+
+    def public(seq: int, kind: str, actor: str | None = None, **data: object) -> Event:
+        return Event(seq=seq, type=kind, day=1, phase="day", audience="all", to=None, actor=actor, data=data)
+
+    events = [
+        public(1, "day", number=1),
+        public(2, "speech", "Ann", accuse="Bob"),
+        public(3, "death", player="Bob"),
+        public(4, "day", number=2),
+        public(5, "speech", "Bob", accuse="Ann"),
+    ]
+    days, drawn = _suspicion(events, ["Ann", "Bob"])
+    assert days == ["day 1", "day 2"] and drawn["Bob"] == [1.0, None] and drawn["Ann"] == [0.0, 1.0]

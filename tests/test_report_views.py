@@ -429,3 +429,41 @@ def test_in_chromium_each_view_shows_only_its_own_verdicts(browser: Browser, scr
     browser.open(f"{page.as_uri()}#as=Cid")
     assert browser.evaluate(shown) == [], "a citizen could judge none of these claims"
     assert browser.errors() == []
+
+
+def test_in_chromium_switching_the_view_keeps_the_moment(browser: Browser, games: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 31.4: stepped to a public event of day 2 as the moderator, a switch of "View as" to a seat
+    stays on that event (the panel's day, the address's at=, the page's place): it kept the *index*
+    in the list of events shown, which is another event in a seat's shorter list ("Day 3 · event 50 of
+    54" while the page stayed on day 2); a fresh load of the new address opens on the same moment."""
+    path = games["classic"]
+    transcript = read_transcript(path)
+    events = _events(path)
+    page = tmp_path / "classic.html"
+    page.write_text(render_game(transcript), encoding="utf-8")
+    seat = transcript.header["seats"][4]
+    day2 = next(e for e in events if e.type == "day" and e.data.get("number") == 2)
+    day3 = next(e for e in events if e.type == "day" and e.data.get("number") == 3)
+    target = [e for e in events if day2.seq < e.seq < day3.seq and e.to is None][-3]  # public, late in day 2
+    hidden_before = sum(1 for e in events if e.seq < target.seq and not e.visible_to(seat))
+    assert hidden_before > 0, "the seat's list is shorter before the moment: an index would move"
+    browser.open(page.as_uri(), height=700)
+    browser.evaluate(f"window.location.hash = 'at={target.seq}'")
+    browser.evaluate("new Promise(r => setTimeout(r, 100))")
+    browser.key("ArrowRight")
+    browser.key("ArrowLeft")  # stepping: the panel is open on the moment
+    assert browser.evaluate("location.hash") == f"#at={target.seq}"
+    title = browser.evaluate("document.getElementById('m-title').textContent")
+    browser.evaluate(f"var s = document.getElementById('as'); s.value = {json.dumps(seat)}; s.dispatchEvent(new Event('change'))")
+    assert browser.evaluate("location.hash") == f"#as={seat}&at={target.seq}"
+    assert browser.evaluate("document.getElementById('m-title').textContent") == title
+    lit = browser.evaluate("Array.from(document.querySelectorAll('.now')).map(e => +e.dataset.seq)")
+    assert lit and set(lit) == {target.seq}, lit
+    shown = browser.evaluate(
+        f"(function () {{ var r = document.querySelector('[data-seq=\"{target.seq}\"]').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= window.innerHeight; })()"
+    )
+    assert shown, "the page stays on the moment"
+    browser.open(f"{page.as_uri()}#as={seat}&at={target.seq}", height=700)
+    assert browser.evaluate("document.getElementById('m-title').textContent") == title
+    assert browser.errors() == []

@@ -236,3 +236,152 @@ def test_the_skill_model_tells_the_liar_from_the_detective(liar_detective, evide
     deception, detection = found[("deception", "detective", "liar")], found[("detection", "detective", "liar")]
     assert deception.significant and deception.diff.estimate < 0  # the liar deceives better
     assert detection.significant and detection.diff.estimate > 0  # the detective detects better
+
+
+KNOWN = """name = "known"
+until_decided = true
+max_games = 900
+decide = {decide}
+[models]
+liar = "bot?mafia=1&town=0.2"
+detective = "bot?mafia=0.2&town=1"
+random = "random"
+[[variants]]
+name = "classic"
+players = 9
+"""
+THREE = {"liar": "bot", "detective": "bot", "random": "random"}
+
+
+@pytest.mark.parametrize(
+    ("decide", "words"),
+    [
+        (["deceptions:liar~detective"], "decide: .*the kind is one of overall, deception, detection"),
+        (["deception:liar"], "decide: .*write the pair as deception:A~B"),
+        (["overall:liar~liar"], "not compared with itself"),
+        (["detection:liar~bram"], r"decide\.0: .*no model bram \(models: liar, detective, random\)"),
+    ],
+)
+def test_a_bad_decide_entry_is_one_line(decide: list[str], words: str) -> None:
+    with pytest.raises(ConfigError, match=words) as caught:
+        parse_tournament(
+            {"until_decided": True, "max_games": 100, "decide": decide, "models": THREE, "variants": [{"name": "classic"}]}
+        )
+    assert "\n" not in str(caught.value)
+
+
+def test_decide_asks_only_for_comparisons_the_tournament_has() -> None:
+    with pytest.raises(ConfigError, match=r"decide\.0: 'deception': this tournament has no such comparison"):
+        parse_tournament(
+            {"until_decided": True, "max_games": 100, "decide": ["deception"], "models": {"a": "bot", "b": "random"},
+             "variants": [{"name": "classic"}]}
+        )  # fmt: skip
+    with pytest.raises(ConfigError, match="decide: applies with until_decided only"):
+        parse_tournament({"games": 6, "decide": ["overall"], "models": THREE, "variants": [{"name": "classic"}]})
+    config = parse_tournament(
+        {"until_decided": True, "max_games": 100, "decide": ["detection", "overall:random~liar"], "models": THREE,
+         "variants": [{"name": "classic"}]}
+    )  # fmt: skip
+    tracker = Tracker([m.name for m in config.models], ["classic"], ask=config.decide)
+    asked = {(d.kind, d.a, d.b) for d in tracker.state.decisions if d.asked}
+    assert asked == {("detection", "detective", "liar"), ("detection", "detective", "random"),
+                     ("detection", "liar", "random"), ("overall", "liar", "random")}  # fmt: skip
+
+
+def test_the_known_truth_stops_once_the_two_skills_are_decided(tmp_path, capsys, monkeypatch) -> None:
+    """Issue 31: liar vs detective (with random) on classic 9, ``decide`` naming the two skills (the
+    pair in either order): the run stops by itself, well under its budget, with the truth, and says so;
+    the comparisons it was not asked for (liar vs detective overall: near 0) stay as they stand."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "known.toml").write_text(KNOWN.format(decide='["deception:liar~detective", "detection:detective~liar"]'))
+    assert main(["tournament", "known.toml", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped: decided: every comparison asked for is decided" in out
+    assert main(["leaderboard", "transcripts/known.sqlite", "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    block = board["until_decided"]
+    assert block["stop_reason"] == "decided" and block["done"] and block["games"] < 450
+    # liar and detective never met (only their pairings with random were needed), yet their one-side
+    # comparisons are there, against random, and none reads against the truth
+    sides = [c for c in board["comparisons"] if {c["a"], c["b"]} == {"liar", "detective"}]
+    assert {c["side"] for c in sides} == {"mafia", "town"}
+    assert {c["better"] for c in sides if c["side"] == "mafia"} <= {"liar", None}
+    assert {c["better"] for c in sides if c["side"] == "town"} <= {"detective", None}
+    assert any(c["better"] for c in sides)
+    found = {(d["comparison"], d["a"], d["b"]): d for d in block["decisions"]}
+    assert found[("deception", "detective", "liar")]["better"] == "liar"
+    assert found[("detection", "detective", "liar")]["better"] == "detective"
+    assert [k for k, d in found.items() if d["asked"]] == [("deception", "detective", "liar"), ("detection", "detective", "liar")]
+    assert found[("overall", "detective", "liar")]["status"] == "undecided"
+
+
+def test_the_json_says_why_a_run_stopped(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "race.toml").write_text(RACE.format(budget=4))
+    (tmp_path / "capped.toml").write_text(RACE.replace("race", "capped").format(budget=200) + "")
+    text = (tmp_path / "capped.toml").read_text().replace("concurrency = 2\n", "concurrency = 2\ncost_cap = 0\n")
+    (tmp_path / "capped.toml").write_text(text)
+    for name, reason in (("race", "budget spent"), ("capped", "cost cap")):
+        assert main(["tournament", f"{name}.toml", "--quiet"]) == 0
+        stop = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("stopped:"))
+        assert stop.startswith(f"stopped: {reason} (") and len(stop) <= 80, stop
+        if reason == "budget spent":
+            assert main(["leaderboard", f"transcripts/{name}.sqlite", "--json"]) == 0
+            assert json.loads(capsys.readouterr().out)["until_decided"]["stop_reason"] == reason
+
+
+def test_no_table_of_the_known_truth_reads_backwards(liar_detective) -> None:
+    """Issue 31.2: in a mirrored pair the liar's mafia faces the detective's town, so a mafia-side metric
+    of liar − detective over the pair mixed one's deception with the other's detection ("lies caught ·
+    mafia · detective better"). One-side comparisons now face a common third model: every one of them
+    that is called agrees with the truth (the liar better as mafia, the detective as town), some are
+    called, and the skill differences called agree too; the per-model tables say what they measure."""
+    from arena.tournament.leaderboard import METRICS_NOTE, markdown, report_from_results
+
+    report = report_from_results(liar_detective, resamples=50)
+    called = [c for c in report.comparisons if {c.a, c.b} == {"liar", "detective"} and c.better is not None]
+    sides = {c.side: c.better for c in called}
+    assert {c.better for c in called if c.side == "mafia"} <= {"liar"}
+    assert {c.better for c in called if c.side == "town"} <= {"detective"}
+    assert "mafia" in sides and "town" in sides
+    assert all(c.unit == "deals" for c in report.comparisons if c.side != "all")
+    for d in report.skills.differences:
+        if d.significant and {d.a, d.b} == {"liar", "detective"}:
+            better = d.a if d.diff.estimate > 0 else d.b
+            assert better == ("liar" if d.skill == "deception" else "detective")
+    assert METRICS_NOTE in markdown(report, "known")
+
+
+def test_two_models_get_no_one_side_comparison(liar_detective) -> None:
+    """With two models there is no common third player: a one-side comparison would be read off the
+    pair (each model's side against the other's), so only the pair's overall ones are made."""
+    from arena.tournament.inference import compare_all
+    from arena.tournament.results import Results
+
+    keep = {g["key"] for g in liar_detective.games if {g["first"], g["second"]} == {"liar", "detective"}}
+    two = Results(
+        [g for g in liar_detective.games if g["key"] in keep],
+        [p for p in liar_detective.seats if p["game"] in keep],
+        [s for s in liar_detective.stats if s["game"] in keep],
+    )
+    comparisons = compare_all(two)
+    assert comparisons and {c.side for c in comparisons} == {"all"}
+
+
+def test_the_terminal_leaderboard_cuts_no_verdict_and_breaks_no_phrase(liar_detective) -> None:
+    """Issue 31.3: verdicts were cut ("not yet (38…" for 383 pairs, "no differen…") and lines broke
+    inside a phrase ("p" at the end of one line, "adj 0.024" on the next)."""
+    import io
+
+    from rich.console import Console
+
+    from arena.tournament.leaderboard import print_report, report_from_results
+
+    out = io.StringIO()
+    print_report(report_from_results(liar_detective, resamples=50), Console(file=out, width=120, color_system=None))
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert "…" not in text
+    assert max(len(line) for line in lines) <= 80
+    assert not any(line.rstrip().endswith((" p", " p adj", "[", " more", "≈")) for line in lines), text
+    assert "not yet (" in text and "A better" in text

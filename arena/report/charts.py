@@ -28,6 +28,33 @@ def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
+CHAR_W = 6.6  # the width of one character of 11-px text, near enough, to keep labels apart
+
+
+def x_labels(positions: Sequence[float], labels: Sequence[str]) -> list[str]:
+    """The x axis's labels that fit without touching ("round 1round 20round 39" ran together): every
+    k-th (k from the widest label and the spacing), each centred on its x but kept inside the chart,
+    and any that would touch the one before left out (the last one is tried too)."""
+    if not labels:
+        return []
+    widest = CHAR_W * max(len(label) for label in labels) + 10
+    spacing = (positions[-1] - positions[0]) / (len(positions) - 1) if len(positions) > 1 else widest
+    step = max(1, math.ceil(widest / max(spacing, 1e-9)))
+    candidates = list(range(0, len(labels), step))
+    if candidates[-1] != len(labels) - 1:
+        candidates.append(len(labels) - 1)
+    out, right_edge = [], -math.inf
+    for i in candidates:
+        half = CHAR_W * len(labels[i]) / 2
+        cx = min(max(positions[i], 2 + half), W - 2 - half)
+        if cx - half < right_edge + 10:
+            continue
+        right_edge = cx + half
+        at = f'x="{cx:.1f}" y="{H - 8}" font-size="11" text-anchor="middle"'
+        out.append(f'<text {at} fill="#666b73">{escape(labels[i])}</text>')
+    return out
+
+
 def line_chart(
     title: str,
     xs: Sequence[str],
@@ -63,12 +90,7 @@ def line_chart(
         label = f"{v:.0%}" if percent else _num(v)
         out.append(f'<line x1="{LEFT}" x2="{W - right}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#e3e5e8"/>')
         out.append(f'<text x="{LEFT - 4}" y="{y(v) + 4:.1f}" font-size="11" text-anchor="end" fill="#666b73">{label}</text>')
-    step = max(1, math.ceil(len(xs) / 8))
-    for i, label in enumerate(xs):
-        if i % step == 0 or i == len(xs) - 1:
-            out.append(
-                f'<text x="{x(i):.1f}" y="{H - 8}" font-size="11" text-anchor="middle" fill="#666b73">{escape(label)}</text>'
-            )
+    out += x_labels([x(i) for i in range(len(xs))], xs)
     if y_label:
         out.append(f'<text x="4" y="{TOP + 2}" font-size="11" fill="#666b73">{escape(y_label)}</text>')
     ends: list[tuple[float, str, str]] = []
@@ -87,10 +109,15 @@ def line_chart(
             )
         ends.append((points[-1][1], name, colour))
     ends.sort()
-    last = -100.0
-    for py, name, colour in ends:  # the names at the lines' ends, nudged apart
-        py = max(py, last + 12)
-        last = py
+    placed: list[float] = []
+    for py, _name, _colour in ends:  # the names at the lines' ends, nudged apart
+        placed.append(max(py, placed[-1] + 12) if placed else py)
+    over = (placed[-1] - (TOP + plot_h)) if placed else 0.0
+    if over > 0:  # kept above the x axis's labels: the chain moves up, no higher than the top
+        placed = [max(TOP, p - over) for p in placed]
+        for i in range(1, len(placed)):
+            placed[i] = max(placed[i], placed[i - 1] + 12)
+    for py, (_, name, colour) in zip(placed, ends, strict=True):
         out.append(f'<text x="{W - right + 6}" y="{py + 4:.1f}" font-size="11" fill="{colour}">{escape(name)}</text>')
     out.append("</svg>")
     return Markup("".join(out))
@@ -142,9 +169,10 @@ def stacked_bars(title: str, xs: Sequence[str], series: Sequence[tuple[str, str,
         f'<text x="{LEFT - 4}" y="{TOP + 4}" font-size="11" text-anchor="end" fill="#666b73">{_num(top)}</text>',
         f'<text x="{LEFT - 4}" y="{TOP + plot_h + 4}" font-size="11" text-anchor="end" fill="#666b73">0</text>',
     ]
-    step = max(1, math.ceil(len(xs) / 8))
+    centres = [LEFT + plot_w * (i + 0.5) / len(xs) for i in range(len(xs))]
+    out += x_labels(centres, xs)
     for i, label in enumerate(xs):
-        cx = LEFT + plot_w * (i + 0.5) / len(xs)
+        cx = centres[i]
         y = TOP + plot_h
         for name, colour, vs in series:
             if not vs[i]:
@@ -155,10 +183,6 @@ def stacked_bars(title: str, xs: Sequence[str], series: Sequence[tuple[str, str,
             out.append(
                 f'<rect x="{cx - bar / 2:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" fill="{colour}" stroke="#fff">'
                 f"<title>{escape(tip)}</title></rect>"
-            )
-        if i % step == 0 or i == len(xs) - 1:
-            out.append(
-                f'<text x="{cx:.1f}" y="{H - 8}" font-size="11" text-anchor="middle" fill="#666b73">{escape(label)}</text>'
             )
     for j, (name, colour, _) in enumerate(series):
         out.append(f'<text x="{W - right + 6}" y="{TOP + 10 + 14 * j}" font-size="11" fill="{colour}">■ {escape(name)}</text>')
@@ -227,15 +251,21 @@ def game_charts(story: Any) -> list[dict[str, Any]]:
 
 
 def _suspicion(events: Sequence[Any], seats: list[str]) -> tuple[list[str], dict[str, list[float | None]]]:
-    """Per public day: each seat's accusations, nominations and votes drawn against it (public events only)."""
+    """Per public day: each seat's accusations, nominations and votes drawn against it (public events
+    only); None for the days a seat began dead, so its line ends where it died."""
     xs: list[str] = []
     counts: list[Counter[str]] = []
+    dead: set[str] = set()
+    gone: list[set[str]] = []  # who was dead when each day began: no point for them (a line at 0 read as unsuspected)
     for e in events:
         if e.to is not None:
             continue
+        if e.type == "death" and e.data.get("player"):
+            dead.add(str(e.data["player"]))
         if e.type == "day":
             xs.append(f"day {e.data.get('number', e.day)}")
             counts.append(Counter())
+            gone.append(set(dead))
         elif counts and e.type == "speech":
             target = e.data.get("accuse") or e.data.get("nominate")
             if target:
@@ -246,7 +276,9 @@ def _suspicion(events: Sequence[Any], seats: list[str]) -> tuple[list[str], dict
             for target in (e.data.get("votes") or {}).values():
                 if target is not None:
                     counts[-1][str(target)] += 1
-    return xs, {n: [float(c.get(n, 0)) for c in counts] for n in seats}
+    return xs, {
+        n: [None if n in g and not c.get(n) else float(c.get(n, 0)) for c, g in zip(counts, gone, strict=True)] for n in seats
+    }
 
 
 def _alive(story: Any) -> tuple[list[str], dict[str, list[float | None]]]:
@@ -292,7 +324,11 @@ def tournament_charts(players: Sequence[Mapping[str, Any]], games: Sequence[Mapp
         rows.append((label, SIDE_COLOURS.get(side, "#666"), wins / n if n else 0.0, lo, hi, f"{_num(wins)}/{int(n)}"))
     if rows:
         svg = interval_chart("win rate by side per model", rows)
-        out.append({"title": "Win rate by side per model, with 95% intervals (Wilson, over games)", "svg": svg})
+        title = (
+            "Win rate by side per model, with 95% intervals (Wilson, over games; each against the opponents it met: "
+            "descriptive, not a comparison)"
+        )
+        out.append({"title": title, "svg": svg})
     rounds = sorted({int(g["round"]) for g in games})
     per: dict[str, Counter[int]] = defaultdict(Counter)
     for g in games:

@@ -102,6 +102,8 @@ def story_page(
     transcript_link: str = "",
     beliefs: list[dict[str, Any]] | None = None,
     tournament: dict[str, Any] | None = None,
+    mirror_link: str = "",
+    pair_link: str = "",
 ) -> tuple[Story, str] | str:
     """A transcript's story and page, or one line saying why it has none.
 
@@ -114,7 +116,11 @@ def story_page(
         transcript = read_transcript(path)
         note_look(transcript, "arena report")  # every view of a person's unfinished game: it is not resumed then
         story = build_story(transcript, beliefs=beliefs, tournament=tournament)
-        return story, render_story(story, source=path.name, index_link=index_link, transcript_link=transcript_link)
+        page = render_story(
+            story, source=path.name, index_link=index_link, transcript_link=transcript_link, mirror_link=mirror_link,
+            pair_link=pair_link,
+        )  # fmt: skip
+        return story, page
     except TranscriptError as exc:
         return str(exc)
     except Exception as exc:  # a transcript this version cannot draw: name it, keep going

@@ -48,8 +48,11 @@ def house_rules(story: Story) -> list[str]:
     return sentences(story.variant, options) if isinstance(options, dict) else []
 
 
-def render_story(story: Story, *, source: str = "", index_link: str = "", transcript_link: str = "") -> str:
-    """The game page for an already built story."""
+def render_story(
+    story: Story, *, source: str = "", index_link: str = "", transcript_link: str = "", mirror_link: str = "", pair_link: str = ""
+) -> str:
+    """The game page for an already built story (a tournament's game: with links to its mirror game
+    and to the pair's page, on the review page only)."""
     return (
         environment()
         .get_template("game.html.j2")
@@ -59,6 +62,8 @@ def render_story(story: Story, *, source: str = "", index_link: str = "", transc
             source=source,
             index_link=index_link,
             transcript_link=transcript_link if story.viewer is None else "",  # a seat's page links nothing it may not read
+            mirror_link=mirror_link if story.viewer is None else "",
+            pair_link=pair_link if story.viewer is None else "",
             version=arena.__version__,
             bonus=BONUS_MEANING.get(story.variant, "") if story.mckay else "",
             charts=game_charts(story),

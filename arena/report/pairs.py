@@ -53,6 +53,21 @@ class Part:
     def differs(self) -> bool:
         return self.outcomes[0] != self.outcomes[1]
 
+    @property
+    def words(self) -> tuple[str, str]:
+        """Each game's outcome as one line of sentences ("… passes. Execution: …", never "passes.; Execution")."""
+        return sentences(self.outcomes[0]), sentences(self.outcomes[1])
+
+
+def sentences(lines: Sequence[str]) -> str:
+    """Outcome lines joined: a sentence follows a full stop after a space, a phrase after "; "."""
+    out = ""
+    for line in (x.strip() for x in lines):
+        if not line:
+            continue
+        out += ("" if not out else " " if out.endswith((".", "!", "?", "…")) else "; ") + line
+    return out
+
 
 @dataclass(slots=True)
 class Divergence:

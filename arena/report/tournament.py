@@ -21,8 +21,8 @@ import arena
 from arena.report.charts import tournament_charts
 from arena.report.export import games_filter, write_table, write_tables
 from arena.report.folder import ReportError, story_page
-from arena.report.html import environment
-from arena.report.pairs import pair_key
+from arena.report.html import environment, render_story
+from arena.report.pairs import pair_key, pairs_of
 from arena.report.usage import money, price_unknown
 from arena.run.outcome import result_text
 
@@ -63,7 +63,7 @@ def _winners(players: list[dict[str, Any]]) -> dict[str, str]:
 
 def write_pairs(out: Path, rows: list[dict[str, Any]], stories: dict[str, Any]) -> dict[str, str]:
     """``out/pairs/<pair>.html`` for every mirrored pair with both pages; returns pair key -> link from the index."""
-    from arena.report.pairs import divergence, pairs_of
+    from arena.report.pairs import divergence
 
     links: dict[str, str] = {}
     folder = out / "pairs"
@@ -95,6 +95,15 @@ def write_pairs(out: Path, rows: list[dict[str, Any]], stories: dict[str, Any]) 
     return links
 
 
+def docs_link() -> str | None:
+    """docs/tournaments.md of the source tree this arena runs from, as a file link (the report is a
+    local page too); None when the docs are not there (an installed wheel)."""
+    import arena
+
+    path = Path(arena.__file__).resolve().parent.parent / "docs" / "tournaments.md"
+    return path.as_uri() if path.is_file() else None
+
+
 def _variant_of(title: str, variants: set[str]) -> str | None:
     """The variant a leaderboard table is about, from its title ("classic, mafia side"), or None for all."""
     head = re.split(r"[,:( ]", title.removeprefix("Skill model, "), maxsplit=1)[0]
@@ -113,6 +122,9 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     from arena.tournament.db import Database, DatabaseError
     from arena.tournament.inference import ALL_VARIANTS
     from arena.tournament.leaderboard import (
+        DIFFERENCES_TITLE,
+        METRICS_NOTE,
+        SIDE_LEGEND,
         build_report,
         comparison_sections,
         difference_lines,
@@ -152,6 +164,9 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     rows: list[dict[str, Any]] = []
     missing: list[str] = []
     stories: dict[str, Any] = {}
+    mirror_of: dict[str, str] = {}  # game key -> its mirror's key (both games of a pair finished)
+    for both in pairs_of(games).values():
+        mirror_of[str(both[0]["key"])], mirror_of[str(both[1]["key"])] = str(both[1]["key"]), str(both[0]["key"])
     for game in games:
         row = dict(game)
         row["seats"] = models_of.get(game["key"], {})
@@ -168,9 +183,12 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
                 "key": game["key"], "round": game["round"], "pairing": game["pairing"],
                 "entrants": models_of.get(game["key"], {}), "sides": sides_of.get(game["key"], {}),
             }  # fmt: skip
+            mirror = mirror_of.get(str(game["key"]))
             made = story_page(
                 source, index_link="../index.html", beliefs=beliefs.get(str(game["key"])), tournament=known,
                 transcript_link=os.path.relpath(source.resolve(), games_dir.resolve()),
+                mirror_link=_page_name(mirror) if mirror else "",
+                pair_link=f"../pairs/{_page_name(pair_key(str(game['key'])))}" if mirror else "",
             )  # fmt: skip
             row["transcript_link"] = os.path.relpath(source.resolve(), out.resolve())
             if isinstance(made, str):
@@ -185,6 +203,13 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     pair_links = write_pairs(out, rows, stories)
     for row in rows:
         row["pair"] = pair_links.get(pair_key(str(row["key"])), "")
+        if row["link"] and str(row["key"]) in mirror_of and not row["pair"]:  # its mirror has no page: no links to it
+            story = stories[str(row["key"])]
+            (out / row["link"]).write_text(
+                render_story(story, source=Path(str(row["transcript"])).name, index_link="../index.html",
+                             transcript_link=os.path.relpath(out / str(row["transcript_link"]), games_dir)),
+                encoding="utf-8",
+            )  # fmt: skip
     index = out / "index.html"
     charts = tournament_charts(players, games)
     variants = {str(g["variant"]) for g in games}
@@ -207,7 +232,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
         (title, header, body, [games_filter(model=r[0], variant=_variant_of(title, variants)) for r in body])
         for title, header, body in [*board.tables, ratings_table(board)]
     ]
-    columns = ["game", "variant", "players", "round", "seed", "pairing", "side A", "side B", "winner", "result", "length", "cost"]
+    columns = ["game", "variant", "players", "round", "seed", "pairing", "side A", "side B", "winner", "result", "days", "cost"]
     exports = {
         "games": write_table(out, "games", columns, [
             [r["key"], r["variant"], r["players"], r["round"], r["seed"], r["pairing"], r["first"], r["second"],
@@ -222,6 +247,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     }  # fmt: skip
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
+        docs_link=docs_link(), side_legend=SIDE_LEGEND, metrics_note=METRICS_NOTE, differences_title=DIFFERENCES_TITLE,
         skills=skills, differences=difference_lines(board), comparisons=comparisons, metrics=metrics, charts=charts,
         exports=exports, models=sorted({str(p["model"]) for p in players}), variants=sorted(variants),
         pairings=sorted({str(g["pairing"]) for g in games}),

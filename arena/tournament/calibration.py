@@ -67,12 +67,13 @@ def play_until_decided(
     target: float = 0.10,
     adaptive: bool = True,
     look: Callable[[Decisions], None] | None = None,
+    ask: Sequence[str] = (),
 ) -> Decisions:
     """An ``until_decided`` tournament of built-in players in memory: the runner's loop, without a database.
 
     Round after round (only the pairings some undecided comparison needs, unless ``adaptive`` is
     off), looking after each, until everything is decided or the next round would pass
-    ``max_games``. ``look`` sees the state after every round.
+    ``max_games``. ``look`` sees the state after every round; ``ask``: the config's ``decide``.
     """
     config = parse_tournament(
         {
@@ -85,7 +86,9 @@ def play_until_decided(
             "variants": [dict(v) for v in variants],
         }
     )
-    tracker = Tracker([m.name for m in config.models], [v.name for v in config.variants], target=target, evidence=evidence)
+    tracker = Tracker(
+        [m.name for m in config.models], [v.name for v in config.variants], target=target, evidence=evidence, ask=ask
+    )
     state = tracker.state
     r = 0
     while not state.done:

@@ -58,7 +58,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted: finished games are in the database; run the same command to go on", file=sys.stderr)
         return 130
-    print("\n".join(report.lines(config)))
+    from .leaderboard import wrap_phrases
+
+    for line in report.lines(config):  # wrapped between phrases, never mid-phrase by the terminal
+        print(wrap_phrases(line))
     if not args.quiet and report.played + report.skipped:
         print(f"next: arena leaderboard {config.database}")
     return 1 if report.failed or report.down else 0

@@ -12,6 +12,7 @@
     until_decided = false          # play rounds until every comparison is decided (arena.tournament.sequential)
     max_games = 2000               # with until_decided: the budget in games (required with it)
     evidence = true                # with until_decided: decide on decision evidence, not wins alone
+    decide = ["deception:a~b", "detection"]  # with until_decided: stop once these are decided (default: all)
     decision_timeout = 300         # seconds one decision may take (model seats); none by default
     database = "transcripts/demo.sqlite"   # default transcripts/<name>.sqlite (git-ignored)
     transcripts = "transcripts/demo"       # default transcripts/<name>
@@ -78,6 +79,7 @@ class _File(BaseModel):
     until_decided: bool = False
     max_games: StrictInt | None = Field(None, ge=2)
     evidence: bool = True
+    decide: list[str] = Field(default_factory=list)
     models: dict[str, str | _Model]
     variants: list[_Variant] = Field(min_length=1)
 
@@ -95,6 +97,15 @@ class _File(BaseModel):
             if text.strip() == "human":
                 raise ValueError(f"model {name}: a tournament cannot seat a human")
         return value
+
+    @field_validator("decide")
+    @classmethod
+    def _decide(cls, value: list[str]) -> list[str]:
+        from .sequential import parse_ask
+
+        for entry in value:
+            parse_ask(entry)  # a ValueError names the entry and what is wrong
+        return list(dict.fromkeys(entry.strip() for entry in value))
 
     @field_validator("third_party")
     @classmethod
@@ -155,6 +166,8 @@ class TournamentConfig:
     max_games: int | None = None
     #: decide on the decision evidence (votes, survival) as well as the wins
     evidence: bool = True
+    #: the comparisons the run stops once decided (``KIND:A~B`` or ``KIND``); () for all of them
+    decide: tuple[str, ...] = ()
 
     @property
     def pairings(self) -> list[tuple[ModelEntry, ModelEntry]]:
@@ -235,6 +248,10 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
             "max_games: applies with until_decided only (until_decided = true, or --until-decided); "
             "a fixed design plays `games` per variant"
         )
+    if raw.decide:
+        if not raw.until_decided:
+            raise fail("decide: applies with until_decided only (until_decided = true, or --until-decided)")
+        _check_decide(raw.decide, [m.name for m in models], [v.name for v in variants], fail)
     return TournamentConfig(
         name=name,
         seed=raw.seed,
@@ -250,7 +267,23 @@ def parse_tournament(data: dict[str, Any], source: str = "tournament", stem: str
         until_decided=raw.until_decided,
         max_games=raw.max_games,
         evidence=raw.evidence,
+        decide=tuple(raw.decide),
     )
+
+
+def _check_decide(entries: list[str], models: list[str], variants: list[str], fail: Any) -> None:
+    """Every ``decide`` entry names models of the config and at least one comparison of the family."""
+    from .sequential import asks_for, family, parse_ask
+
+    decisions = family(models, variants)
+    for i, entry in enumerate(entries):
+        kind, pair = parse_ask(entry)
+        unknown = sorted((pair or set()) - set(models))
+        if unknown:
+            raise fail(f"decide.{i}: {entry!r}: no model {', '.join(unknown)} (models: {', '.join(models)})")
+        if not any(asks_for(d, [entry]) for d in decisions):
+            why = "three models or more and a team variant" if kind != "overall" else "two models"
+            raise fail(f"decide.{i}: {entry!r}: this tournament has no such comparison ({kind} needs {why})")
 
 
 def load_tournament(path: str | Path, overrides: Mapping[str, Any] | None = None) -> TournamentConfig:

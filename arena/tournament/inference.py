@@ -207,6 +207,12 @@ class Comparison:
         return self.p_adjusted < ALPHA
 
     @property
+    def unit(self) -> str:
+        """What one difference is: a mirrored pair (A against B), or on one side a deal where A and
+        B each face the same third model (:func:`side_contrasts`)."""
+        return "deals" if self.side in ("mafia", "town") else "pairs"
+
+    @property
     def powered(self) -> bool:
         """Enough pairs, and spread among them, for the power figures to mean something."""
         return self.pairs >= MIN_POWER_PAIRS and math.isfinite(self.sd) and self.sd > 0
@@ -261,6 +267,7 @@ class Comparison:
             "p": _num(self.p),
             "p_adjusted": _num(self.p_adjusted),
             "pairs": self.pairs,
+            "unit": "deals against a common opponent" if self.unit == "deals" else "mirrored pairs",
             "significant": self.significant,
             "better": self.better,
             "sd": _num(self.sd),
@@ -286,6 +293,41 @@ def paired_differences(results: Results, pairs: Iterable[Pair], metric: str, sid
         if math.isfinite(va) and math.isfinite(vb):
             keys.append(pair.key)
             diffs.append(va - vb)
+    return keys, np.array(diffs, dtype=float)
+
+
+def side_contrasts(results: Results, a: str, b: str, variant: str, side: str, metric: str) -> tuple[list[str], np.ndarray]:
+    """(deal keys, A − B per deal) on one side, each against the *same* opposing model.
+
+    Within a mirrored pair A's mafia faces B's town, so a mafia-side metric of A − B mixes A's
+    deception with B's detection (and reads backwards when one deceives better and the other detects
+    better). Here A's seats on ``side`` and B's face the same third model C on the same deal — A as
+    mafia against C's town, B as mafia against C's town (town likewise, C as the mafia) — the skill
+    model's contrasts (:func:`arena.tournament.skills.contrasts`) on any metric, averaged over the
+    third models of the deal. Needs three models; under "A plays this side as B does" the two games
+    are exchangeable, so the sign-flip test holds as for a pair.
+    """
+    games: dict[tuple[int, int, str, str], str] = {}
+    for g in results.games:
+        if g["variant"] == variant:
+            games[(int(g["players"]), int(g["round"]), g["first"], g["second"])] = g["key"]
+    others = [c for c in results.models if c not in (a, b)]
+    keys, diffs = [], []
+    for players, round_ in sorted({k[:2] for k in games}):
+        found = []
+        for c in others:
+            if side == "mafia":
+                ga, gb = games.get((players, round_, a, c)), games.get((players, round_, b, c))
+            else:
+                ga, gb = games.get((players, round_, c, a)), games.get((players, round_, c, b))
+            if ga is None or gb is None:
+                continue
+            va, vb = results.value(a, metric, [(ga, side)]), results.value(b, metric, [(gb, side)])
+            if math.isfinite(va) and math.isfinite(vb):
+                found.append(va - vb)
+        if found:
+            keys.append(f"{variant}/{players}/r{round_}/{a}~{b}/{side}")
+            diffs.append(sum(found) / len(found))
     return keys, np.array(diffs, dtype=float)
 
 
@@ -321,24 +363,41 @@ def family_differences(results: Results) -> Differences:
     Per pairing and variant: the metrics of :data:`TEAM_COMPARED` (McKay: :data:`MCKAY_COMPARED`)
     on their sides; with more than one variant, also the win rate over all variants' pairs
     (variant ``*``). A comparison without any pair holding the metric is left out.
+
+    A team variant's one-side comparisons (``mafia``, ``town``) are never read off the mirrored
+    pair, where each model's side plays against the other's (:func:`side_contrasts`): with three
+    models or more they are the contrasts against a common third model, one value per deal; with
+    two they are left out (the skill model needs three as well), and ``all`` — the pair's overall
+    result, which is what the pair measures — stays.
     """
     from arena.variants import get_variant
 
+    third = len(results.models) >= 3
     by_pairing: dict[tuple[str, str], list[Pair]] = {}
     for pair in results.pairs():
         by_pairing.setdefault((pair.a, pair.b), []).append(pair)
+    if third:  # a pair of models never played against each other still compares against the third ones
+        for a, b in itertools.combinations(results.models, 2):
+            by_pairing.setdefault((a, b), [])
+    team_variants = [v for v in results.variants if not deals_per_hand(get_variant(v))]
     out: Differences = {}
     for (a, b), mine in sorted(by_pairing.items()):
-        variants = sorted({p.variant for p in mine})
+        variants = sorted({p.variant for p in mine} | (set(team_variants) if third else set()))
         for variant in variants:
             here = [p for p in mine if p.variant == variant]
-            compared = MCKAY_COMPARED if deals_per_hand(get_variant(variant)) else TEAM_COMPARED
+            team = not deals_per_hand(get_variant(variant))
+            compared = TEAM_COMPARED if team else MCKAY_COMPARED
             for metric, sides in compared.items():
                 for side in sides:
-                    keys, d = paired_differences(results, here, metric, side)
+                    if team and side != "all" and not third:
+                        continue
+                    if team and side != "all":
+                        keys, d = side_contrasts(results, a, b, variant, side, metric)
+                    else:
+                        keys, d = paired_differences(results, here, metric, side)
                     if len(d):
                         out[(a, b, variant, side, metric)] = (keys, d)
-        if len(variants) > 1:
+        if len({p.variant for p in mine}) > 1:
             keys, d = paired_differences(results, mine, "win", "all")
             if len(d):
                 out[(a, b, ALL_VARIANTS, "all", "win")] = (keys, d)

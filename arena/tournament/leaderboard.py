@@ -3,13 +3,17 @@
 ``arena leaderboard DB`` prints, in this order (docs/tournaments.md explains each estimate):
 
 1. **Deception and detection** — the skill model (:mod:`.skills`): per variant and model, with
-   95% intervals, and which pairs of models differ (Holm-adjusted);
-2. **Paired comparisons** — per pairing and variant, A − B over mirrored pairs for the family of
-   :mod:`.inference`, with the sign-flip p-value, Holm's adjustment over everything printed, and
-   how many pairs a difference of ``--target`` (default 0.10) would need;
+   95% intervals, and every skill difference with its own interval and Holm-adjusted verdict
+   (and, undecided, about how many more deals would decide it);
+2. **Paired comparisons** — per pairing and variant, A − B for the family of :mod:`.inference`
+   (over mirrored pairs; one side's metrics over deals against a common third model), with the
+   sign-flip p-value, Holm's adjustment over everything printed, and how many pairs a difference
+   of ``--target`` (default 0.10) would need;
 3. **Metrics** — every model's value of every metric per variant and side, each with a 95%
-   percentile bootstrap interval over the cell's games (descriptive: for comparing two models use
-   2.), and the openskill rating for reference.
+   percentile bootstrap interval over the cell's games (descriptive, each against the opponents
+   it met: for comparing two models use 1. and 2.), and the openskill rating for reference.
+
+Models are listed by name everywhere: an order by rating reads as a ranking the tests may deny.
 
 The terminal layout fits 80 columns (metrics are printed with metrics as rows and at most a few
 models as columns per table); ``leaderboard.md`` and ``leaderboard.csv`` keep the full, wide
@@ -29,6 +33,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import textwrap
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -233,7 +238,9 @@ def build_report(
     report = report_from_results(results, seed, target, resamples, stats=[dict(r) for r in db.stats()], evidence=evidence)
     meta = db.meta()
     if meta.get("until_decided") == "1":
-        report.decisions = decide(results, evidence=meta.get("evidence", "1") == "1")
+        report.decisions = decide(results, evidence=meta.get("evidence", "1") == "1", ask=json.loads(meta.get("decide") or "[]"))
+        report.decisions.stop_reason = meta.get("stop_reason") or None  # "" while a run is going on
+        report.decisions.max_games = int(meta["max_games"]) if meta.get("max_games", "").isdigit() else None
     return report
 
 
@@ -265,7 +272,7 @@ def report_from_results(
     for p in own:
         per_model.setdefault(p["model"], set()).add(p["game"])
     counts = {m: len(gs) for m, gs in per_model.items()}
-    models = sorted(counts, key=lambda m: (-ratings.overall[m].ordinal if m in ratings.overall else 0.0, m))
+    models = sorted(counts)  # by name: an order by rating reads as a ranking the tests may deny (the null case)
     comparisons = compare_all(results, seed, target)
     skills = skill_report(results, seed, resamples or SKILL_RESAMPLES, evidence=evidence)
     return Report(
@@ -280,7 +287,7 @@ def metric_tables(models: list[str], table: Mapping[tuple[str, str, str, str], C
     present = {k[3] for k in table}
     overview = [m for m in OVERVIEW if m in present]
     tables.append((
-        "All variants: deception and detection",
+        "All variants: deception and detection (each model against the opponents it met)",
         ["model", *(METRICS[m].label for m in overview)],
         [[m, *(_fmt(table.get((m, ALL, "all", k)), k) for k in overview)] for m in models],
     ))  # fmt: skip
@@ -303,7 +310,7 @@ def metric_tables(models: list[str], table: Mapping[tuple[str, str, str, str], C
             ]
             holders = sorted({k[0] for k in table if k[1] == v and k[2] == side})
             tables.append((
-                f"{v}, {name} side",
+                f"{v}, {name} side (against the opponents each met)",
                 ["model", *(METRICS[k].label for k in metrics)],
                 [[m, *(_fmt(table.get((m, v, side, k)), k) for k in metrics)] for m in _ordered(models, holders)],
             ))  # fmt: skip
@@ -328,7 +335,8 @@ def ratings_table(report: Report) -> Table:
         for m in report.models
         if (r := report.ratings.overall.get(m)) is not None
     ]
-    return "Ratings (openskill Plackett-Luce; ordinal = μ − 3σ)", ["model", "rating", "μ ± σ", "games"], rows
+    title = "Ratings (openskill Plackett-Luce; ordinal = μ − 3σ; descriptive, not a test: the comparisons above say who differs)"
+    return title, ["model", "rating", "μ ± σ", "games"], rows
 
 
 def skill_tables(report: Report) -> list[Table]:
@@ -338,7 +346,7 @@ def skill_tables(report: Report) -> list[Table]:
         rows = [
             [s.model, _interval(s.deception.estimate, s.deception.lo, s.deception.hi),
              _interval(s.detection.estimate, s.detection.lo, s.detection.hi), str(s.games)]
-            for s in sorted(fit.skills, key=lambda s: -(s.deception.estimate + s.detection.estimate))
+            for s in sorted(fit.skills, key=lambda s: s.model)  # by name, as everywhere: the tests say who is better
         ]  # fmt: skip
         few = ""
         if not fit.intervals_known:
@@ -353,26 +361,62 @@ def one_sided_line(fit: Any) -> str:
     return f"One-sided: {cases}. The skills of these models rest partly on the prior and their intervals are too narrow."
 
 
+DIFFERENCES_TITLE = "Skill differences (the difference's 95% interval; verdict: exact test per deal, Holm-adjusted)"
+
+
 def difference_lines(report: Report) -> list[str]:
-    """One sentence per pair of models whose skills differ (Holm-adjusted p < α)."""
+    """One sentence per pair of models and skill: the difference with its own interval and the
+    adjusted verdict together (two skills' intervals that do not overlap are not a test), and for an
+    undecided one about how many more deals would likely decide it. Only a difference the test calls
+    says who is better; the others keep the models' order by name, so nothing reads as a ranking."""
     lines = []
+    tests = sum(1 for d in report.skills.differences if d.smallest_p <= ALPHA)
     for d in report.skills.differences:
-        if not d.significant:
-            continue
         e = d.diff
-        better, worse, size, lo, hi = (
-            (d.a, d.b, e.estimate, e.lo, e.hi) if e.estimate > 0 else (d.b, d.a, -e.estimate, -e.hi, -e.lo)
-        )
-        verb = "deceives" if d.skill == "deception" else "detects"
         where = "all team variants" if d.variant == ALL else d.variant
-        lines.append(f"{where}: {better} {verb} better than {worse}: {_interval(size, lo, hi)}, p adj {_p(d.p_adjusted)}")
+        if d.significant:
+            better, worse, size, lo, hi = (
+                (d.a, d.b, e.estimate, e.lo, e.hi) if e.estimate > 0 else (d.b, d.a, -e.estimate, -e.hi, -e.lo)
+            )
+            verb = "deceives" if d.skill == "deception" else "detects"
+            lines.append(
+                f"{where}: {better} {verb} better than {worse}: {_interval(size, lo, hi)} logits, p adj {_p(d.p_adjusted)}"
+            )
+            continue
+        more = d.more_deals(tests)
+        if more is None:
+            hint = "too few deals to say how many more would decide it" if d.deals < MIN_INTERVAL_PAIRS else ""
+        else:
+            hint = f"≈{more} more deals would likely decide it (if the difference is as seen)"
+        apart = math.isfinite(e.lo) and math.isfinite(e.hi) and (e.lo > 0 or e.hi < 0)
+        why = " (the interval, one of many and unadjusted, leaves out 0; the adjusted test decides)" if apart else ""
+        lines.append(
+            f"{where}: {d.skill} {d.a} − {d.b}: {_interval(e.estimate, e.lo, e.hi)} logits, p adj {_p(d.p_adjusted)}: "
+            f"not shown to differ{why}{'; ' + hint if hint else ''}"
+        )
     return lines
+
+
+#: why a per-model table of one side's metric is no comparison (said on every surface)
+METRICS_NOTE = (
+    "Each model's value is against the opponents it met, and no model meets itself: in a round robin the "
+    "best deceiver's mafia meets the best detector's town, which the best detector's own mafia never does, "
+    "so a side's metric here can read backwards. Compare two models with the skill model or the paired "
+    "comparisons above."
+)
+SIDE_LABEL = {"all": "both", "mafia": "mafia", "town": "town"}
+#: what the side column means, for every surface (terminal, leaderboard.md, HTML)
+SIDE_LEGEND = (
+    "side both: over mirrored pairs, A against B (n pairs); side mafia or town: A's seats on that side and B's "
+    "against the same third model on the same deal (n deals), so the difference is that side's play alone, "
+    "not one model's deception mixed with the other's detection."
+)
 
 
 def comparison_rows(comparisons: Iterable[Comparison]) -> list[list[str]]:
     return [
-        [c.variant, c.side, c.metric, _interval(c.diff, *c.ci95), _p(c.p), _p(c.p_adjusted), str(c.pairs), c.verdict(),
-         str(c.pairs_for_target or "–")]
+        [c.variant, SIDE_LABEL.get(c.side, c.side), SHORT.get(c.metric, c.metric), _interval(c.diff, *c.ci95), _p(c.p),
+         _p(c.p_adjusted), str(c.pairs), c.verdict().replace("pairs", c.unit), str(c.pairs_for_target or "–")]
         for c in comparisons
     ]  # fmt: skip
 
@@ -396,15 +440,13 @@ def comparison_sections(report: Report) -> list[tuple[str, list[str], list[list[
 
 def power_line(cs: list[Comparison], target: float) -> str | None:
     """The win rate's power figure of one pairing and variant, in words."""
-    win = next((c for c in cs if c.metric == "win" and c.side == "mafia"), None) or next(
-        (c for c in cs if c.metric == "win"), None
-    )
+    win = next((c for c in cs if c.metric == "win" and c.side == "all"), None) or next((c for c in cs if c.metric == "win"), None)
     if win is None or win.mde is None:
         return None
-    side = "mafia-side " if win.side == "mafia" else ""
-    text = f"{side}win rate: with {win.pairs} pairs a difference of {win.mde:.2f} is detected with 80% power"
+    side = f"{win.side}-side " if win.side != "all" else ""
+    text = f"{side}win rate: with {win.pairs} {win.unit} a difference of {win.mde:.2f} is detected with 80% power"
     if win.pairs_for_target:
-        text += f"; {target:.2f} needs ≈{win.pairs_for_target} pairs"
+        text += f"; {target:.2f} needs ≈{win.pairs_for_target} {win.unit}"
     return text + "."
 
 
@@ -433,7 +475,7 @@ def print_report(report: Report, console: Any) -> None:
     from rich.text import Text
 
     def say(text: str = "", style: str | None = None) -> None:
-        console.print(Text(text, style=style or ""), width=min(WIDTH, console.width))
+        console.print(Text(wrap_phrases(text, min(WIDTH, console.width)), style=style or ""), width=min(WIDTH, console.width))
 
     def table(title: str, header: list[str], rows: list[list[str]], left: int = 1) -> None:
         say(title, "bold")
@@ -460,34 +502,34 @@ def print_report(report: Report, console: Any) -> None:
             if fit.one_sided:
                 say(one_sided_line(fit))
                 say()
-        lines = difference_lines(report)
-        say("Pairs that differ (Holm-adjusted p < 0.05):" if lines else "No pair of models differs at 95% (Holm-adjusted).")
-        for line in lines:
+        say(DIFFERENCES_TITLE + ":")
+        for line in difference_lines(report):
             say(f"  {line}")
     else:
         say(report.skills.note or "no team-variant games")
     say()
-    say("PAIRED COMPARISONS (A − B over mirrored pairs)", "bold")
+    say("PAIRED COMPARISONS (A − B: over mirrored pairs, or for one side deals against a third)", "bold")
     say(f"p adj: sign-flip test, Holm-adjusted over all {len(report.comparisons)} comparisons. Verdict: which of A and B is "
-        f"better; 'not yet (N)': no detectable difference yet, about N pairs would detect a difference of "
-        f"{report.target:.2f} with 80% power; '< {report.target:.2f}': these pairs would have detected one that "
-        f"large (80% power), so any difference is likely smaller.")  # fmt: skip
+        f"better; 'not yet (N)': no detectable difference yet, about N pairs (or deals) would detect a difference of "
+        f"{report.target:.2f} with 80% power; '< {report.target:.2f}': these would have detected one that "
+        f"large (80% power), so any difference is likely smaller. {SIDE_LEGEND}")  # fmt: skip
     if not report.comparisons:
         say("none yet: a comparison needs both games of a mirrored pair")
     for _pairing, variant, cs in groups(report):
         name = "all variants" if variant == ALL else variant
         rows = [
-            [SHORT.get(c.metric, c.metric), c.side, _interval(c.diff, *c.ci95), _p(c.p_adjusted), str(c.pairs),
-             _short_verdict(c)]
+            [SHORT.get(c.metric, c.metric), SIDE_LABEL.get(c.side, c.side), _interval(c.diff, *c.ci95), _p(c.p_adjusted),
+             str(c.pairs), _short_verdict(c)]
             for c in cs
         ]  # fmt: skip
         title = f"{name}: A = {cs[0].a}, B = {cs[0].b}"
-        table(title, ["metric", "side", "A − B [95% CI]", "p adj", "pairs", "verdict"], rows, left=2)
+        table(title, ["metric", "side", "A − B [95% CI]", "p adj", "n", "verdict"], rows, left=2)
         line = power_line(cs, report.target)
         if line:
             say(line)
     say()
     say("METRICS (descriptive: 95% bootstrap intervals over games)", "bold")
+    say(METRICS_NOTE)
     for title, header, rows in report.tables:
         labels = header[1:]
         label_width = max((len(x) for x in labels), default=8)
@@ -498,26 +540,43 @@ def print_report(report: Report, console: Any) -> None:
     table(*ratings_table(report))
 
 
+#: pieces a terminal line is never broken inside: "p adj 0.014", "+2.13 [+1.21, +3.56]", "≈40 more deals"
+_KEEP = (("p adj ", "p\0adj\0"), (" [", "\0["), (", +", ",\0+"), (", -", ",\0-"), (" more deals", "\0more\0deals"))
+
+
+def wrap_phrases(text: str, width: int = WIDTH) -> str:
+    """``text`` broken into lines of at most ``width`` between words, never inside a number's phrase
+    (a terminal's own wrapping cut "p adj 0.024" into "p" and "adj 0.024"); continued lines indented."""
+    if len(text) <= width:
+        return text
+    indent = " " * (len(text) - len(text.lstrip(" ")) + 2)
+    kept = text
+    for plain, joined in _KEEP:
+        kept = kept.replace(plain, joined)
+    lines = textwrap.wrap(kept, width=width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(line.replace("\0", " ") for line in lines)
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _short_verdict(c: Comparison) -> str:
-    """At most 13 characters: the terminal's verdict column."""
+    """At most 14 characters, never cut: the terminal's verdict column."""
     if c.better is not None:
         return "A better" if c.better == c.a else "B better"
     verdict = c.verdict()
     if verdict == "no detectable difference yet":
-        return f"not yet ({c.pairs_for_target})" if c.pairs_for_target and c.pairs_for_target < 100_000 else "not yet"
+        return f"not yet ({c.pairs_for_target})" if c.pairs_for_target and c.pairs_for_target < 10_000 else "not yet"
     if verdict == "no difference as large as the target":
         return f"< {c.target:.2f}"
-    return {"no difference observed": "no difference"}.get(verdict, verdict)
+    return {"no difference observed": "none seen", "too few pairs": f"too few {c.unit}"}.get(verdict, verdict)
 
 
 # ---- files --------------------------------------------------------------------------------------------
 COMPARISON_CSV = ["a", "b", "variant", "side", "metric", "diff", "lo95", "hi95", "p", "p_adjusted", "pairs", "significant",
                   "better", "sd", "mde80", "pairs_needed", "target", "pairs_for_target"]  # fmt: skip
-COMPARISON_HEADER = ["variant", "side", "metric", "A − B [95% CI]", "p", "p adj", "pairs", "verdict", "pairs for target"]
+COMPARISON_HEADER = ["variant", "side", "metric", "A − B [95% CI]", "p", "p adj", "n", "verdict", "n for target"]
 
 
 def markdown(report: Report, source: str) -> str:
@@ -539,7 +598,7 @@ def markdown(report: Report, source: str) -> str:
             if fit.one_sided:
                 out += [one_sided_line(fit), ""]
         lines = difference_lines(report)
-        out += ["## Pairs that differ (skill model, Holm-adjusted p < 0.05)", ""]
+        out += [f"## {DIFFERENCES_TITLE}", ""]
         out += [f"- {line}" for line in lines] or ["- none"]
         out.append("")
     else:
@@ -548,6 +607,7 @@ def markdown(report: Report, source: str) -> str:
         add(f"Paired comparison: {title}", header, rows)
         if line:
             out += [line, ""]
+    out += [SIDE_LEGEND, "", METRICS_NOTE, ""]
     for title, header, rows in report.tables:
         add(title, header, rows)
     add(*ratings_table(report))

@@ -92,7 +92,7 @@ def skills_plot(report: Report, path: Path) -> Path:
         for ax in axes:
             ax.axhline(len(rows) - boundary - 0.5, color="0.8", linewidth=0.8)
     hollow = any(not math.isfinite(getattr(s, k).lo) for _v, s in rows for k in ("deception", "detection"))
-    fig.suptitle("Skill model: higher is better (95% intervals" + ("; hollow: too few deals for one)" if hollow else ")"),
+    fig.suptitle("Skill model: higher is better (95% intervals" + (";\nhollow: too few deals for one)" if hollow else ")"),
                  fontsize=11)  # fmt: skip
     fig.tight_layout()
     return _save(fig, path)
@@ -154,7 +154,7 @@ def comparisons_plot(report: Report, path: Path) -> Path:
     ax.axvline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_yticks(ys, [f"{c.a} − {c.b} · {'all' if c.variant == '*' else c.variant}" for c in rows])
     ax.set_xlabel("win rate of A − win rate of B (mirrored pairs, 95% CI)")
-    ax.set_title("Paired win-rate differences (filled: Holm-adjusted p < 0.05)")
+    ax.set_title("Paired win-rate differences\n(filled: Holm-adjusted p < 0.05)")  # one line was cut at 640 px
     ax.grid(axis="x", color="0.9")
     fig.tight_layout()
     return _save(fig, path)
@@ -168,7 +168,7 @@ def roles_plot(report: Report, path: Path) -> Path:
     models = [m for m in report.models if m in holders] + [h for h in holders if h not in report.models]
     spread = 0.6 / max(1, len(models))
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 1.4 + max(1, len(groups)) * (0.2 + 0.1 * len(models))))
-    colors = _colors(models)
+    colors = _colors([*report.models, *[h for h in holders if h not in report.models]])  # a model's colour as in every plot
     for i, m in enumerate(models):
         ys, xs, lo, hi = [], [], [], []
         for j, (v, g) in enumerate(groups):

@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import json
 import sys
 import time
 from collections import deque
@@ -102,7 +103,9 @@ class RunReport:
     def lines(self, config: TournamentConfig) -> list[str]:
         out = [
             f"{config.name}: {self.played} games played, {self.skipped} already finished, "
-            f"{len(self.failed)} failed, {self.not_started} not started ({self.planned} in the design), {self.seconds:.1f} s",
+            f"{len(self.failed)} failed, {self.not_started} not started ("
+            + (f"budget {self.planned}" if self.decisions is not None else f"{self.planned} in the design")
+            + f"), {self.seconds:.1f} s",
             f"accounted cost: ${self.cost:.4f}" + (f" of the ${config.cost_cap:.2f} cap" if config.cost_cap is not None else ""),
         ]
         if self.cap_reached:
@@ -116,10 +119,22 @@ class RunReport:
             out.append(f"failed: {key}: {error}")
         if self.decisions is not None:
             out += self.decisions.lines()
-            if self.budget_spent:
-                out.append(f"budget spent: the next round would pass max_games = {config.max_games}")
         out.append(f"database: {config.database}; transcripts: {config.transcripts}")
         return out
+
+
+def stop_reason(report: RunReport) -> str:
+    """Why an until_decided run stopped: everything asked for decided, the budget, the cost cap, or
+    a round not played whole (failed games, an endpoint down)."""
+    from .sequential import STOP_BUDGET, STOP_CAP, STOP_DECIDED, STOP_INCOMPLETE
+
+    if report.decisions is not None and report.decisions.done:
+        return STOP_DECIDED
+    if report.cap_reached:
+        return STOP_CAP
+    if report.budget_spent:
+        return STOP_BUDGET
+    return STOP_INCOMPLETE
 
 
 @dataclass(slots=True)
@@ -485,7 +500,8 @@ class Runner:
         self.db.set_meta(
             {"name": config.name, "config": str(config.path or ""), "seed": str(config.seed),
              "transcripts": str(config.transcripts.resolve()), "until_decided": "1",
-             "max_games": str(budget), "evidence": "1" if config.evidence else "0"}
+             "max_games": str(budget), "evidence": "1" if config.evidence else "0",
+             "decide": json.dumps(list(config.decide)), "stop_reason": ""}
         )  # fmt: skip
         self.spent = self.db.total_cost()
         report = RunReport(planned=budget)
@@ -496,7 +512,10 @@ class Runner:
             r = 0
             while True:
                 r += 1
-                state = decide(Results.from_db(self.db), evidence=config.evidence, before=r, models=models, variants=variants)
+                state = decide(
+                    Results.from_db(self.db), evidence=config.evidence, before=r, models=models, variants=variants,
+                    ask=config.decide,
+                )  # fmt: skip
                 report.decisions = state
                 if state.done:
                     break
@@ -516,9 +535,15 @@ class Runner:
                 if queue or self.held or self.cap_reached or len(report.failed) > failed:
                     report.not_started = len(queue) + self.held
                     break
-            report.decisions = decide(Results.from_db(self.db), evidence=config.evidence, models=models, variants=variants)
+            report.decisions = decide(
+                Results.from_db(self.db), evidence=config.evidence, models=models, variants=variants, ask=config.decide
+            )
         finally:
             await self.executor.aclose()
+        report.cap_reached = self.cap_reached
+        report.decisions.max_games = budget
+        report.decisions.stop_reason = reason = stop_reason(report)
+        self.db.set_meta({"stop_reason": reason})
         return self.finish(report, started)
 
     def finish(self, report: RunReport, started: float) -> RunReport:

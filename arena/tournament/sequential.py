@@ -40,6 +40,14 @@ lies inside ±``target`` (*alike*: no difference as large as the target; it neve
 difference, and comes only with many games). A decision, once made, stands: the interval only
 narrows (it is the running intersection).
 
+**What the run waits for** (``decide``). A config may name the comparisons it is run to decide
+(``decide = ["deception:liar~detective", "detection"]``: KIND:A~B, the pair in either order, or a
+kind alone for every pair of it); the run stops when those are decided, and plays only the pairings
+they read. The family stays the whole one above — the same α/k intervals, the same closed testing —
+so the comparisons not asked for are reported as they stand, with the same guarantee, and a verdict
+on one of them is as valid as on an asked one; naming fewer saves the games that only the others
+need, not the test's strictness.
+
 **Decision evidence** (``evidence = true``, the default): a second value per pair or deal, from each
 game's *evidence score* for its mafia side — the mean of its mafia margin (1 mafia won, 0 town won,
 ½ draw), the mafia seats' survival, and the town's votes against the mafia measured against chance,
@@ -72,6 +80,9 @@ GRID = np.linspace(-1.0, 1.0, 401)[1:-1]  # candidate means of a value in [−1,
 ZERO = int(np.argmin(np.abs(GRID)))  # the grid's 0: "no difference"
 STAKE_CAP = 0.75  # the largest share of what the bet could lose staked on one value (Waudby-Smith & Ramdas' c)
 OVERALL, DECEPTION, DETECTION = "overall", "deception", "detection"
+KINDS = (OVERALL, DECEPTION, DETECTION)
+#: why an until_decided run stopped (``until_decided.stop_reason`` in the leaderboard's JSON)
+STOP_DECIDED, STOP_BUDGET, STOP_CAP, STOP_INCOMPLETE = "decided", "budget spent", "cost cap", "round incomplete"
 #: the statuses of a decision
 DIFFERENT, ALIKE, UNDECIDED = "different", "alike", "undecided"
 
@@ -135,6 +146,7 @@ class Decision:
     lo: float = -1.0
     hi: float = 1.0
     n: int = 0  # values (pairs or deals) behind it
+    asked: bool = True  # named by the config's ``decide`` (every comparison when it names none)
     round: int | None = None  # the round after which it was decided
     games: int | None = None  # games the tournament had played by then
     evidence_mean: float = math.nan  # with evidence: the mean of the evidence scores' values
@@ -180,6 +192,7 @@ class Decision:
             "b": self.b,
             "variant": self.variant,
             "status": self.status,
+            "asked": self.asked,
             "better": self.better,
             "estimate": _num(self.estimate),
             "cs95": [_num(self.lo), _num(self.hi)],
@@ -267,32 +280,60 @@ class Decisions:
     games: int  # games in those rounds
     target: float
     evidence: bool
+    ask: tuple[str, ...] = ()  # the config's ``decide`` entries; () asks for every comparison
+    stop_reason: str | None = None  # why the run stopped (STOP_*), when a run has said so
+    max_games: int | None = None  # the run's budget, when known
+
+    @property
+    def asked(self) -> list[Decision]:
+        return [d for d in self.decisions if d.asked]
 
     @property
     def done(self) -> bool:
-        return all(d.decided for d in self.decisions)
+        """Every comparison the run was asked to decide is decided (the others need not be)."""
+        return all(d.decided for d in self.asked)
 
     def needed_pairings(self, models: Sequence[str]) -> set[tuple[str, str]]:
-        """The pairings some undecided comparison still reads."""
+        """The pairings some undecided comparison that was asked for still reads."""
         need: set[tuple[str, str]] = set()
-        for d in self.decisions:
+        for d in self.asked:
             if not d.decided:
                 need |= d.pairings(models)
         return need
 
+    def stop_line(self) -> str | None:
+        """Why the run stopped, in one line of at most 80 characters (None when no run has said)."""
+        left = sum(not d.decided for d in self.asked)
+        what = "comparison asked for" if self.ask else "comparison"
+        if self.stop_reason == STOP_DECIDED:
+            return f"stopped: decided: every {what} is decided, after {self.games} games"
+        if self.stop_reason is None:
+            return None
+        why = {
+            STOP_BUDGET: f"next round > max_games = {self.max_games}" if self.max_games else "budget spent",
+            STOP_CAP: "raise cost_cap and run again",
+            STOP_INCOMPLETE: "run the same command again",
+        }.get(self.stop_reason, "")
+        return f"stopped: {self.stop_reason} ({why}); {left} of {len(self.asked)} {'asked ' if self.ask else ''}undecided"
+
     def lines(self) -> list[str]:
-        decided = sum(d.decided for d in self.decisions)
+        asked = self.asked
+        decided = sum(d.decided for d in asked)
+        what = f"{decided}/{len(asked)} comparisons {'asked for ' if self.ask else ''}decided"
         out = [
-            f"until decided: {decided}/{len(self.decisions)} comparisons decided after {self.rounds} rounds "
+            f"until decided: {what} after {self.rounds} rounds "
             f"({self.games} games; anytime-valid 95% confidence sequences, target ±{self.target:g}"
             f"{', with decision evidence' if self.evidence else ''})"
         ]
-        for d in self.decisions:
-            when = f" after round {d.round} ({d.games} games)" if d.decided else ""
-            out.append(
-                f"  {d.variant} {d.kind} {d.a} vs {d.b}: {d.verdict()}{when}; mean {d.estimate:+.3f} "
-                f"[{d.lo:+.3f}, {d.hi:+.3f}] over {d.n}"
-            )
+        stop = self.stop_line()
+        if stop:
+            out.append(stop)
+        for d in asked:
+            out.append(_decision_line(d))
+        rest = [d for d in self.decisions if not d.asked]
+        if rest:
+            out.append(f"not asked for ({', '.join(self.ask)} asked), as they stand:")
+            out += [_decision_line(d) for d in rest]
         return out
 
     def as_json(self) -> dict[str, object]:
@@ -301,9 +342,52 @@ class Decisions:
             "games": self.games,
             "target": self.target,
             "evidence": self.evidence,
+            "decide": list(self.ask) or None,
             "done": self.done,
+            "stop_reason": self.stop_reason,
+            "max_games": self.max_games,
             "decisions": [d.as_json() for d in self.decisions],
         }
+
+
+def _decision_line(d: Decision) -> str:
+    when = f" after round {d.round} ({d.games} games)" if d.decided else ""
+    if not d.n:
+        return f"  {d.variant} {d.kind} {d.a} vs {d.b}: {d.verdict()}; no values yet (its games were not needed)"
+    unit = "mirrored pairs" if d.kind == OVERALL else "deals"
+    return (
+        f"  {d.variant} {d.kind} {d.a} vs {d.b}: {d.verdict()}{when}; mean {d.estimate:+.3f} "
+        f"[{d.lo:+.3f}, {d.hi:+.3f}] over {d.n} {unit}"
+    )
+
+
+def parse_ask(entry: str) -> tuple[str, frozenset[str] | None]:
+    """One ``decide`` entry: ``KIND:A~B`` (the pair in either order) or ``KIND`` alone (every pair of
+    that kind); ValueError says what is wrong, in words for a config error."""
+    kind, sep, pair = entry.strip().partition(":")
+    kind = kind.strip()
+    if kind not in KINDS:
+        raise ValueError(f"{entry!r}: the kind is one of {', '.join(KINDS)} (as in 'deception:A~B', or 'deception' alone)")
+    if not sep:
+        return kind, None
+    a, tilde, b = pair.partition("~")
+    a, b = a.strip(), b.strip()
+    if not tilde or not a or not b:
+        raise ValueError(f"{entry!r}: write the pair as {kind}:A~B (two model names)")
+    if a == b:
+        raise ValueError(f"{entry!r}: a model is not compared with itself")
+    return kind, frozenset((a, b))
+
+
+def asks_for(decision: Decision, ask: Sequence[str]) -> bool:
+    """Whether the ``decide`` entries name this comparison (every one when there are none)."""
+    if not ask:
+        return True
+    for entry in ask:
+        kind, pair = parse_ask(entry)
+        if kind == decision.kind and (pair is None or pair == {decision.a, decision.b}):
+            return True
+    return False
 
 
 def closed_rejections(log_e: np.ndarray, threshold: float) -> np.ndarray:
@@ -337,7 +421,14 @@ class Tracker:
     """The decision family, updated round by round (the runner and the benchmarks look after each)."""
 
     def __init__(
-        self, models: Sequence[str], variants: Sequence[str], *, target: float = 0.10, evidence: bool = True, alpha: float = ALPHA
+        self,
+        models: Sequence[str],
+        variants: Sequence[str],
+        *,
+        target: float = 0.10,
+        evidence: bool = True,
+        alpha: float = ALPHA,
+        ask: Sequence[str] = (),
     ) -> None:
         self.models = sorted(models)
         decisions = family(self.models, variants)
@@ -346,7 +437,8 @@ class Tracker:
         for d in decisions:
             d.sequence = ConfidenceSequence(level)
             d.evidence = ConfidenceSequence(level) if evidence else None
-        self.state = Decisions(decisions, 0, 0, target, evidence)
+            d.asked = asks_for(d, ask)
+        self.state = Decisions(decisions, 0, 0, target, evidence, tuple(ask))
 
     def look(self, round_: int, results: Results) -> Decisions:
         """Add one round's games (``results`` holds that round only) and decide what can be."""
@@ -416,13 +508,17 @@ def decide(
     before: int | None = None,
     models: Sequence[str] | None = None,
     variants: Sequence[str] | None = None,
+    ask: Sequence[str] = (),
 ) -> Decisions:
     """Replay the rounds (those before round ``before``, if given) in order, looking after each.
 
     The decision family is fixed up front from the models and variants (the config's for a run,
-    else the results'), so its size, and the Bonferroni level α/k, never depend on the data.
+    else the results'), so its size, and the Bonferroni level α/k, never depend on the data; ``ask``
+    (the config's ``decide``) names the comparisons that must be decided for the run to stop.
     """
-    tracker = Tracker(models or results.models, variants or results.variants, target=target, evidence=evidence, alpha=alpha)
+    tracker = Tracker(
+        models or results.models, variants or results.variants, target=target, evidence=evidence, alpha=alpha, ask=ask
+    )
     for r, part in by_round(results).items():
         if before is None or r < before:
             tracker.look(r, part)

@@ -51,9 +51,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
+from scipy.stats import norm
 
 from .design import deals_per_hand
-from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, data_seed, holm_tarone, sign_flip_p, smallest_p
+from .inference import ALL_VARIANTS, ALPHA, MIN_INTERVAL_PAIRS, Z_POWER, data_seed, holm_tarone, sign_flip_p, smallest_p
 from .results import Results
 
 PRIOR_SD = 2.5
@@ -116,10 +117,26 @@ class SkillDifference:
     deals: int = 0  # deals behind the test (:func:`contrasts`)
     smallest_p: float = 1.0  # the smallest p the test could give (:func:`arena.tournament.inference.smallest_p`)
     p_adjusted: float = 1.0
+    contrast_mean: float = math.nan  # the mean of the per-deal contrasts the test reads (margins)
+    contrast_sd: float = math.nan  # their standard deviation
 
     @property
     def significant(self) -> bool:
         return self.p_adjusted < ALPHA
+
+    def deals_needed(self, tests: int = 1) -> int | None:
+        """Deals for 80% power if the contrasts' observed mean were the truth, at α / ``tests`` (the
+        Holm-adjusted test's strictest level over ``tests`` differences: an upper estimate); None with
+        fewer than 5 deals, no spread or a mean of 0."""
+        if self.deals < MIN_INTERVAL_PAIRS or not self.contrast_sd > 0 or not self.contrast_mean:
+            return None
+        z = float(norm.ppf(1.0 - ALPHA / (2.0 * max(1, tests)))) + Z_POWER
+        return math.ceil((z * self.contrast_sd / abs(self.contrast_mean)) ** 2)
+
+    def more_deals(self, tests: int = 1) -> int | None:
+        """About how many more deals would likely decide it (at least 1: it is not decided yet)."""
+        needed = self.deals_needed(tests)
+        return None if needed is None else max(1, needed - self.deals)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -132,6 +149,7 @@ class SkillDifference:
             "p": _num(self.p),
             "p_adjusted": _num(self.p_adjusted),
             "deals": self.deals,
+            "deals_needed": self.deals_needed(),
             "significant": self.significant,
         }
 
@@ -346,7 +364,11 @@ def fit_skills(obs: Observations, variant: str, seed: int = 0, resamples: int = 
             keys, d = contrasts(obs, i, j, name)
             p = sign_flip_p(d, data_seed(seed, "contrast", keys, d.round(12).tolist())) if len(d) else 1.0
             estimate = _estimate(point[i] - point[j], draws[:, i] - draws[:, j])
-            diffs.append(SkillDifference(obs.models[i], obs.models[j], variant, name, estimate, p, len(d), smallest_p(d)))
+            sd = float(d.std(ddof=1)) if len(d) >= 2 else math.nan
+            mean = float(d.mean()) if len(d) else math.nan
+            diffs.append(
+                SkillDifference(obs.models[i], obs.models[j], variant, name, estimate, p, len(d), smallest_p(d), 1.0, mean, sd)
+            )
     one_sided = []
     for i, j in itertools.permutations(range(model.K), 2):
         ys = obs.y[(obs.mafia == i) & (obs.town == j)]
