@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -267,6 +268,8 @@ def prepare_resume(
         raise ResumeError(str(exc)) from None
     header = transcript.header
     seed = int(header.get("player_seed", header["seed"])) if seed is None else seed
+    seat_seeds = {str(k): int(v) for k, v in dict(header.get("seat_seeds") or {}).items()}  # a fork's new seats
+    foreign = {str(k): int(v) for k, v in dict(header.get("foreign") or {}).items()}
     factory = factory or _default_factory
     specs: dict[str, str] = {str(k): str(v) for k, v in dict(header["players"]).items()}
     seats = [str(s) for s in header["seats"]]
@@ -296,7 +299,7 @@ def prepare_resume(
         if builtin_kind(spec) is None and not is_person(spec):
             extra = {"variant": header["variant"], "options": header["options"], "recorder": recorder(seat), **extra}
         try:
-            seated[seat] = factory(spec, seat, seed, **extra)
+            seated[seat] = factory(spec, seat, seat_seeds.get(seat, seed), **extra)
         except (ValueError, ImportError, AttributeError, TypeError) as exc:
             raise ResumeError(f"seat {seat} ({spec}): {exc}") from None
         mode = (header.get("structured") or {}).get(seat)
@@ -320,6 +323,8 @@ def prepare_resume(
                 clock.think_time(seat)  # the draw the seat made in that beat
             with contextlib.suppress(Exception):  # it failed then too (a ``player_error``): nothing to bring along
                 player.decide_now(request, view, ruling.feedback)
+        elif request.id < foreign.get(seat, 0) and hasattr(player, "conversation"):
+            rehearse_as_own(player, request, view, ruling.feedback, event, tries[seat, request.id])  # another played it
         elif hasattr(player, "rehearse"):
             player.rehearse(request, view, ruling.feedback, calls.get((seat, request.id, tries[seat, request.id])))
         else:
@@ -336,7 +341,13 @@ def prepare_resume(
         for observer in watchers:
             observer(game)
 
-    rebuilt = rebuild(transcript, rehearse, game=start, resolved=resolved if watchers else None)
+    rebuilt = rebuild(
+        transcript,
+        rehearse,
+        game=start,
+        resolved=resolved if watchers else None,
+        forked=lambda game, new: reseed_players(seated, new),
+    )
     game = rebuilt.game
     check = compare(dataclasses.replace(transcript, summary=None), game, rebuilt.stopped)  # a stop's summary goes
     tail = transcript.events[check.identical :]
@@ -379,6 +390,46 @@ def prepare_resume(
         seconds=time.perf_counter() - started,
         observers=[*observers, *watchers],
     )
+
+
+def reseed_players(players: Mapping[str, Any], seed: int) -> None:
+    """A fork's new seed for the seats' own random streams too (a bot's, a random player's), so
+    that what is random from the fork on is drawn anew; a stream not started yet starts from it."""
+    for seat, player in players.items():
+        started = False
+        for attr in ("rng", "coin"):
+            stream = getattr(player, attr, None)
+            if isinstance(stream, random.Random):
+                stream.seed(f"fork:{seed}:{seat}:{attr}")
+                started = True
+        if not started and isinstance(getattr(player, "seed", None), int):
+            player.seed = seed  # a bot seeds its streams at its first request
+
+
+def rehearse_as_own(player: Any, request: Any, view: View, feedback: str | None, event: Mapping[str, Any], attempt: int) -> None:
+    """A model seat goes through a decision another player made (a forked seat, a position): the
+    prompt is built as it would have been sent, and the recorded answer stands in the history as
+    the model's own (``arena prompts`` shows a bot's seat the same way). Nothing is called."""
+    player.prepare(request, view, feedback)
+    recorded_answer(player, event, attempt)
+
+
+def recorded_answer(player: Any, event: Mapping[str, Any], attempt: int) -> None:
+    """The seat's recorded answer put in the model's history as the model would have given it."""
+    data = event["data"]
+    if event["type"] == "forfeit" or ("action" not in data and data.get("raw") is None):
+        return  # no answer came: the next question opens with the "no answer" placeholder
+    if "action" not in data:
+        player.conversation.answer(str(data.get("raw")))
+        return
+    action = dict(data["action"])
+    kind = str(action.pop("kind", ""))
+    raw = json.dumps(action, ensure_ascii=False)
+    if player.profile.mode not in ("tools", "tools_auto") or player.profile.provider == "local":
+        player.conversation.answer(json.dumps(data["action"], ensure_ascii=False))
+        return
+    call_id = f"call_{data['request']}_{attempt}"
+    player.conversation.answer(raw, {"id": call_id, "name": kind, "arguments": raw, "input": action})
 
 
 def _outage(path: Path, transcript: Transcript) -> tuple[int, int] | None:
