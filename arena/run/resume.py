@@ -57,7 +57,19 @@ from arena.run.replay import MISFIT, OUT_OF_ANSWERS, ReplayError, compare, game_
 from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, check_idle, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 
-__all__ = ["ResumeError", "Resumption", "prepare_resume", "repair", "resume_game", "resume_sync", "run_and_close"]
+__all__ = [
+    "Rehearser",
+    "ResumeError",
+    "Resumption",
+    "prepare_resume",
+    "recorded_answer",
+    "rehearse_as_own",
+    "repair",
+    "reseed_players",
+    "resume_game",
+    "resume_sync",
+    "run_and_close",
+]
 
 #: the events a step's resolution writes first (one per decision): a crash may cut it after some
 SETTLED = frozenset(("action", "forfeit"))
@@ -307,29 +319,8 @@ def prepare_resume(
             seated[seat].set_mode(mode)
     clock = clock_from_header(header, int(header["seed"]))
     calls = _calls_by_attempt(transcript)
-    views: dict[str, View] = {}
-    tries: defaultdict[tuple[str, int], int] = defaultdict(int)
-    rehearsals = 0
-
-    def rehearse(ruling: Ruling, event: dict[str, Any]) -> None:
-        nonlocal rehearsals
-        request = ruling.request
-        seat = request.player
-        player = seated[seat]
-        view = views.get(seat) or views.setdefault(seat, ruling.game.view(seat))
-        tries[seat, request.id] += 1
-        if isinstance(player, SyncPlayer):
-            if clock is not None and clock.timed(request):
-                clock.think_time(seat)  # the draw the seat made in that beat
-            with contextlib.suppress(Exception):  # it failed then too (a ``player_error``): nothing to bring along
-                player.decide_now(request, view, ruling.feedback)
-        elif request.id < foreign.get(seat, 0) and hasattr(player, "conversation"):
-            rehearse_as_own(player, request, view, ruling.feedback, event, tries[seat, request.id])  # another played it
-        elif hasattr(player, "rehearse"):
-            player.rehearse(request, view, ruling.feedback, calls.get((seat, request.id, tries[seat, request.id])))
-        else:
-            return
-        rehearsals += 1
+    rehearse = Rehearser(seated, calls, foreign, clock)
+    tries = rehearse.tries
 
     try:
         start = game_from_header(header)
@@ -386,10 +377,59 @@ def prepare_resume(
         events_rebuilt=check.identical,
         calls_reused=len(transcript.calls),
         answers_reused=answers_reused,
-        rehearsals=rehearsals,
+        rehearsals=rehearse.count,
         seconds=time.perf_counter() - started,
         observers=[*observers, *watchers],
     )
+
+
+class Rehearser:
+    """Brings seats along while a game is rebuilt from its answers (the ``rehearse`` of
+    :func:`arena.run.replay.rebuild`): each recorded attempt is gone through again by its seat.
+
+    A bot (any :class:`SyncPlayer`) answers it again, so its memory and random stream end where
+    they were; a model seat rebuilds its conversation from the call record of that attempt
+    (``calls``: (seat, request, try) -> record), or, for a seat another player played before
+    request ``foreign[seat]``, with the recorded answer as its own. Seats not in ``players`` are
+    left alone (a position asks one seat only). ``count``: attempts gone through.
+    """
+
+    def __init__(
+        self,
+        players: Mapping[str, Any],
+        calls: Mapping[tuple[str, int, int], dict[str, Any]] | None = None,
+        foreign: Mapping[str, int] | None = None,
+        clock: WallClock | None = None,
+    ) -> None:
+        self.players = players
+        self.calls = calls or {}
+        self.foreign = foreign or {}
+        self.clock = clock
+        self.views: dict[str, View] = {}
+        self.tries: defaultdict[tuple[str, int], int] = defaultdict(int)
+        self.count = 0
+
+    def __call__(self, ruling: Ruling, event: dict[str, Any]) -> None:
+        request = ruling.request
+        seat = request.player
+        player = self.players.get(seat)
+        if player is None:
+            return
+        view = self.views.get(seat) or self.views.setdefault(seat, ruling.game.view(seat))
+        self.tries[seat, request.id] += 1
+        attempt = self.tries[seat, request.id]
+        if isinstance(player, SyncPlayer):
+            if self.clock is not None and self.clock.timed(request):
+                self.clock.think_time(seat)  # the draw the seat made in that beat
+            with contextlib.suppress(Exception):  # it failed then too (a ``player_error``): nothing to bring along
+                player.decide_now(request, view, ruling.feedback)
+        elif request.id < self.foreign.get(seat, 0) and hasattr(player, "conversation"):
+            rehearse_as_own(player, request, view, ruling.feedback, event, attempt)  # another player made it
+        elif hasattr(player, "rehearse"):
+            player.rehearse(request, view, ruling.feedback, self.calls.get((seat, request.id, attempt)))
+        else:
+            return
+        self.count += 1
 
 
 def reseed_players(players: Mapping[str, Any], seed: int) -> None:
