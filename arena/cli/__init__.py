@@ -554,6 +554,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_fork(sub)
 
+    from arena.cli.positions import add_command as add_positions
+
+    add_positions(sub)
+
     from arena.tournament.cli import add_commands  # tournament, leaderboard, balance
 
     add_commands(sub)
