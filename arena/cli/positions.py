@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 against=against,
                 until_decided=args.until_decided,
                 positions=positions,
-            )  # fmt: skip
+            )
         )
     except (BankError, PositionError) as exc:
         raise CliError(str(exc)) from None
