@@ -39,6 +39,9 @@ from .bank import DECEPTION, Position
 
 #: a fork for deception stops after this many steps if no vote came (a safety bound)
 MAX_STEPS = 400
+#: the votes a deception fork plays through after the position's step (the table's reading
+#: needs time: a ballot or an accusation weighs on its author once its target's card is shown)
+VOTES = 1
 #: the base rate a bot's belief starts from (a quarter of a table is mafia, give or take)
 PRIOR = 0.25
 #: the decisions whose target can be a seat suspected: (option kind, field)
@@ -167,6 +170,7 @@ def play_to_vote(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[i
     town seat was left to suspect it."""
     decisions: list[tuple[DecisionRequest, ActionBase]] = []
     views = {seat: game.view(seat) for seat in players}
+    votes = 0
     for step in range(MAX_STEPS):
         if game.finished:
             break
@@ -184,7 +188,8 @@ def play_to_vote(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[i
         if step == 0:
             continue  # the position's own step: its other answers were given at the same time
         decisions += [(d.request, d.action) for d in settled if d.action is not None]
-        if any(_is_vote(r) for r in pending):
+        votes += any(_is_vote(r) for r in pending)
+        if votes >= VOTES:
             break
     named, could = suspicion_in(decisions, game, speaker)
     parts = [named / could] if could else []
