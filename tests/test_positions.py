@@ -228,7 +228,7 @@ def test_a_model_answers_positions_sent_the_prompt_arena_prompts_rebuilds(tmp_pa
     assert len(sent) == len(chosen) == result.usage["calls"]  # one call per position, nothing while rebuilding
     assert result.usage["input_tokens"] > 0
     for position, entry in zip(chosen, sent, strict=True):
-        expected = [s for s in would_be(GAMES(position), position.seat, spec) if s.request == position.request][0]
+        expected = next(s for s in would_be(GAMES(position), position.seat, spec) if s.request == position.request)
         assert entry["body"]["messages"] == json.loads(json.dumps(expected.body["messages"])), position.id
     header, rows = read_run(tmp_path / "run.jsonl")
     assert header["player"] == spec and [r["id"] for r in rows] == [p.id for p in chosen]
