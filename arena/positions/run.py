@@ -21,7 +21,7 @@ from typing import Any
 
 from arena.players.registry import builtin_kind
 
-from .answer import Scored, fresh_player, score
+from .answer import Scored, fork_and_play, fresh_player, position_seed, score
 from .bank import Games, Position, load_bank
 from .compare import Comparison, by_game
 
@@ -101,13 +101,22 @@ async def run_bank(
     target: float = 0.10,
     make: Callable[[Position, Any], Any] | None = None,
     positions: list[Position] | None = None,
+    baselines: dict[str, float | None] | None = None,
 ) -> RunResult:
     """Ask ``spec`` every position of ``bank`` (default: the shipped bank) once, write ``out``.
 
     ``against``: (the other player's spec, its answers by position id); ``make(position, game)``
     builds the player of each position (default: a fresh player of ``spec``); ``positions``:
-    the bank already loaded.
+    the bank already loaded; ``baselines``: the recorded speeches' suspicions by position id,
+    shared between runs of the same seed (they are the same for every player).
     """
+    cache = {} if baselines is None else baselines
+
+    def baseline(position: Position) -> float | None:
+        if position.id not in cache:
+            cache[position.id] = fork_and_play(games(position), position, None, position_seed(position, seed))
+        return cache[position.id]
+
     positions = load_bank(bank) if positions is None else positions
     total = len(positions)
     if max_positions is not None:
@@ -128,7 +137,7 @@ async def run_bank(
     game_rows: list[dict[str, Any]] = []
     try:
         for i, position in enumerate(positions):
-            scored = await score(games(position), position, make, seed=seed)
+            scored = await score(games(position), position, make, seed=seed, baseline=baseline)
             row = scored.row()
             rows.append(row)
             game_rows.append(row)
