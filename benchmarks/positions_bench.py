@@ -47,6 +47,7 @@ from arena.positions.bank import DECEPTION, DETECTION, build, load_bank
 from arena.positions.compare import Comparison, by_game
 from arena.positions.games import record_games
 from arena.positions.run import run_bank
+from arena.tournament.inference import ALPHA
 
 LIAR, DETECTIVE = "bot?mafia=1&town=0.2", "bot?mafia=0.2&town=1"
 LADDER = [f"bot?level={x}" for x in ("0", "0.25", "0.5", "0.75", "1")]
@@ -77,11 +78,13 @@ def run_until(
     games: list[str],
     rng: random.Random,
     kinds: Sequence[str],
-) -> tuple[bool, bool, int]:
+) -> tuple[bool, bool, int, list[bool]]:
     """One run: games drawn with replacement; (truth decided, anything decided wrongly, positions
-    asked per player when it stopped)."""
+    asked per player when it stopped, each item of the truth decided by then). The family is every
+    pair of players: α is shared among the pairs (Bonferroni), as the tournament's family does."""
     names = sorted(players)
-    comparisons = {(a, b): Comparison(a, b, kinds=kinds) for a, b in _pairs(names)}
+    pairs = _pairs(names)
+    comparisons = {(a, b): Comparison(a, b, kinds=kinds, alpha=ALPHA / len(pairs)) for a, b in pairs}
     asked = 0
     for _ in range(len(games)):
         game = rng.choice(games)
@@ -89,8 +92,8 @@ def run_until(
         for (a, b), comparison in comparisons.items():
             comparison.add_game(pairs_of(players[a], players[b], game))
         if all(_says(comparisons, t) for t in truth):
-            return True, _wrong(comparisons, truth), asked
-    return False, _wrong(comparisons, truth), asked
+            return True, _wrong(comparisons, truth), asked, [True] * len(truth)
+    return False, _wrong(comparisons, truth), asked, [_says(comparisons, t) for t in truth]
 
 
 def _pairs(names: list[str]) -> list[tuple[str, str]]:
@@ -119,7 +122,7 @@ def _wrong(comparisons: dict[tuple[str, str], Comparison], truth: list[tuple[str
 def aa_run(players: dict[str, dict[str, list[dict]]], games: list[str], rng: random.Random) -> bool:
     """One A/A run: any pair of the copies called different on either skill, looked at after every game."""
     names = sorted(players)
-    comparisons = [Comparison(a, b) for a, b in _pairs(names)]
+    comparisons = [Comparison(a, b, alpha=ALPHA / 3) for a, b in _pairs(names)]
     for _ in range(len(games)):
         game = rng.choice(games)
         labels = names[:]
@@ -142,8 +145,14 @@ def case(
     games = sorted({g for p in players.values() for g in p})
     rng = random.Random(args.seed)
     outcomes = [run_until(players, truth, games, rng, kinds) for _ in range(args.runs)]
-    decided = [n for ok, _, n in outcomes if ok]
-    wrong = sum(1 for _, w, _ in outcomes if w)
+    decided = [n for ok, _, n, _ in outcomes if ok]
+    wrong = sum(1 for _, w, _, _ in outcomes if w)
+    if len(truth) > 1:
+        items = ", ".join(
+            f"{better.split('?')[-1]} > {worse.split('?')[-1]} on {kind}: {sum(o[3][i] for o in outcomes)}/{len(outcomes)}"
+            for i, (kind, better, worse) in enumerate(truth)
+        )
+        print(f"  each by the end of the drawn games: {items}")
     share = len(decided) / len(outcomes)
     p80 = pct(decided, 0.8 / share) if share >= 0.8 else None
     print(
@@ -189,6 +198,7 @@ def main() -> None:
     parser.add_argument("--detection", default="accuse,nominate,check,vote", help="detection positions asked (no verdicts)")
     parser.add_argument("--deception", default="speech,verdict,vote", help="deception positions asked")
     parser.add_argument("--deception-games", type=int, default=100, help="the first N games' deception positions are asked")
+    parser.add_argument("--aa-deception-games", type=int, default=30, help="of them, those the A/A copies answer")
     args = parser.parse_args()
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="positions-bench-"))
@@ -236,11 +246,13 @@ def main() -> None:
     ladder = case("ladder, adjacent rungs in order on detection", rungs, ladder_truth, args, (DETECTION,))
 
     t = time.perf_counter()
-    copies = {f"{AA}#{s}": answers(AA, bank, s, {}, positions) for s in (1, 2, 3)}
+    aa_early = set(order[: args.aa_deception_games])
+    aa_positions = [p for p in positions if p.kind == DETECTION or p.game in aa_early]
+    copies = {f"{AA}#{s}": answers(AA, bank, s, {}, aa_positions) for s in (1, 2, 3)}
     rng = random.Random(args.seed)
     games = sorted({g for p in copies.values() for g in p})
     errors = sum(aa_run(copies, games, rng) for _ in range(args.runs))
-    print(f"A/A: three copies of {AA} (seeds 1-3) over {len(positions)} positions, runs of {len(games)} drawn games "
+    print(f"A/A: three copies of {AA} (seeds 1-3) over {len(aa_positions)} positions, runs of {len(games)} drawn games "
           f"looked at after each: {errors}/{args.runs} = {errors / args.runs:.1%} called a pair different on either skill "
           f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
     both = det_only
