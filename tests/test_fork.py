@@ -218,3 +218,14 @@ def test_the_command_forks_replays_and_reports(tmp_path, capsys):
         assert len(lines) == 1 and words in lines[0], (argv, lines)
     assert main(["fork", str(tmp_path / "missing.jsonl"), "--at", "1", "--seat", "P1=bot"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_fork_whose_model_endpoint_is_down_is_one_line_and_leaves_no_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    parent_path = recorded_bot_game(tmp_path, "classic", 3)
+    out = tmp_path / "dead.jsonl"
+    argv = ["fork", str(parent_path), "--at", "day 2", "--seat", "P1=openai:some-model@http://127.0.0.1:9/v1", "-o", str(out)]
+    assert main([*argv, "--quiet"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert "P1" in lines[-1] and lines[-1].startswith("arena: error:")
+    assert not out.exists()

@@ -91,7 +91,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     human = humans[0] if humans else None
     if human is None:
         try:
-            check_model_seats({s: players[s] for s in swapped})
+            check_model_seats(players)  # every model seat plays on from the fork
         except CliError:
             resumption.writer.close()
             resumption.path.unlink(missing_ok=True)
