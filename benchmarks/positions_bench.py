@@ -11,7 +11,8 @@ null (A/A).
 1. A bank is built from ``--games`` classic games (9 seats, every seat ``bot``, seeds from 1000).
 2. Every player answers every position of the bank once (its player seed fixed), the recorded
    speeches' forks shared between players (:func:`arena.positions.run.run_bank`).
-3. ``--runs`` runs each draw the bank's games with replacement, in a random order, and feed the
+3. ``--runs`` runs each draw up to ``--draws`` games with replacement from the bank's games that
+   hold the case's positions (the pool), in a random order, and feed the
    paired values game by game to the anytime-valid comparison :mod:`arena.positions.compare`
    (until_decided's test), stopping once the truth's comparisons are decided. Reported: the share
    of runs that decided the truth, that decided anything wrongly, and the positions asked by the
@@ -78,6 +79,7 @@ def run_until(
     games: list[str],
     rng: random.Random,
     kinds: Sequence[str],
+    draws: int,
 ) -> tuple[bool, bool, int, list[bool]]:
     """One run: games drawn with replacement; (truth decided, anything decided wrongly, positions
     asked per player when it stopped, each item of the truth decided by then). The family is every
@@ -86,7 +88,7 @@ def run_until(
     pairs = _pairs(names)
     comparisons = {(a, b): Comparison(a, b, kinds=kinds, alpha=ALPHA / len(pairs)) for a, b in pairs}
     asked = 0
-    for _ in range(len(games)):
+    for _ in range(draws):
         game = rng.choice(games)
         asked += sum(1 for r in players[names[0]].get(game, []) if r["kind"] in kinds)
         for (a, b), comparison in comparisons.items():
@@ -119,11 +121,11 @@ def _wrong(comparisons: dict[tuple[str, str], Comparison], truth: list[tuple[str
     return False
 
 
-def aa_run(players: dict[str, dict[str, list[dict]]], games: list[str], rng: random.Random) -> bool:
+def aa_run(players: dict[str, dict[str, list[dict]]], games: list[str], rng: random.Random, draws: int) -> bool:
     """One A/A run: any pair of the copies called different on either skill, looked at after every game."""
     names = sorted(players)
     comparisons = [Comparison(a, b, alpha=ALPHA / 3) for a, b in _pairs(names)]
-    for _ in range(len(games)):
+    for _ in range(draws):
         game = rng.choice(games)
         labels = names[:]
         rng.shuffle(labels)  # under the null the copies' names are arbitrary labels
@@ -142,9 +144,9 @@ def pct(values: list[int], q: float) -> int:
 def case(
     name: str, players: dict[str, dict[str, list[dict]]], truth: list[tuple[str, str, str]], args: Any, kinds: Sequence[str]
 ) -> dict:
-    games = sorted({g for p in players.values() for g in p})
+    games = sorted({g for p in players.values() for g, rows in p.items() if any(r["kind"] in kinds for r in rows)})
     rng = random.Random(args.seed)
-    outcomes = [run_until(players, truth, games, rng, kinds) for _ in range(args.runs)]
+    outcomes = [run_until(players, truth, games, rng, kinds, args.draws) for _ in range(args.runs)]
     decided = [n for ok, _, n, _ in outcomes if ok]
     wrong = sum(1 for _, w, _, _ in outcomes if w)
     if len(truth) > 1:
@@ -190,15 +192,16 @@ def model_cost(bank: Path, positions: list[Any], sample: int) -> dict[str, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=300, help="classic games in the bank (default 300)")
+    parser.add_argument("--games", type=int, default=600, help="classic games in the bank (default 600)")
     parser.add_argument("--runs", type=int, default=200, help="runs per case (default 200)")
+    parser.add_argument("--draws", type=int, default=1000, help="games a run draws at most, with replacement (default 1000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample", type=int, default=24, help="positions a model seat answers on the stand-in")
     parser.add_argument("--skip-model", action="store_true")
     parser.add_argument("--detection", default="accuse,nominate,check,vote", help="detection positions asked (no verdicts)")
     parser.add_argument("--deception", default="speech,verdict,vote", help="deception positions asked")
     parser.add_argument("--deception-games", type=int, default=100, help="the first N games' deception positions are asked")
-    parser.add_argument("--aa-deception-games", type=int, default=30, help="of them, those the A/A copies answer")
+    parser.add_argument("--aa-deception-games", type=int, default=20, help="of them, those the A/A copies answer")
     args = parser.parse_args()
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="positions-bench-"))
@@ -251,8 +254,8 @@ def main() -> None:
     copies = {f"{AA}#{s}": answers(AA, bank, s, {}, aa_positions) for s in (1, 2, 3)}
     rng = random.Random(args.seed)
     games = sorted({g for p in copies.values() for g in p})
-    errors = sum(aa_run(copies, games, rng) for _ in range(args.runs))
-    print(f"A/A: three copies of {AA} (seeds 1-3) over {len(aa_positions)} positions, runs of {len(games)} drawn games "
+    errors = sum(aa_run(copies, games, rng, args.draws) for _ in range(args.runs))
+    print(f"A/A: three copies of {AA} (seeds 1-3), {len(aa_positions)} positions; runs of {args.draws} games of {len(games)} "
           f"looked at after each: {errors}/{args.runs} = {errors / args.runs:.1%} called a pair different on either skill "
           f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
     both = det_only

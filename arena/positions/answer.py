@@ -9,13 +9,15 @@ position once, seeing the seat's view only.
 - **Detection** (:func:`detection_score`): 1 if the answer names a mafia seat (a verdict: guilty
   on a mafia seat, innocent on a town one), less the chance a uniformly random legal choice has
   (the mafia's share of the legal targets; ½ for a verdict). 0 is chance, ``1 − chance`` a sure hit.
-- **Deception** (:func:`suspicion`): the game is forked at the speech (:func:`arena.run.resume`'s
-  rehearsal and reseeding, as ``arena fork`` does): the seats' recorded players (a model seat's:
-  ``bot``) play on to the end of the next vote, once with the player's speech in place of the
-  recorded one and once with the recorded speech, from the same seed. The *suspicion* on the
-  speaker is the share of the other town seats' decisions that could name the speaker and did
-  (accusations, nominations, ballots, checks; guilty verdicts on the speaker). The score is the
-  recorded speech's suspicion less the player's: above 0, the table trusted the player's speech more.
+- **Deception** (:func:`play_on`): the game is forked at the mafia seat's speech or ballot
+  (:mod:`arena.run.resume`'s rehearsal and reseeding, as ``arena fork`` does): the seats' recorded
+  players (a model seat's: ``bot``) play on to the end of the game, once with the player's answer
+  in place of the recorded one and once with the recorded answer, from the same seed. The
+  *suspicion* on the speaker is the mean of the share of the other town seats' later decisions
+  that could name it and did (accusations, nominations, ballots, checks; guilty verdicts on it) and
+  whether the table executed it. The score is the recorded answer's suspicion less the player's:
+  above 0, the table trusted the player more. (A table of bots weighs a ballot or an accusation on
+  its author once its target's card is shown, so the table's answer needs the rest of the game.)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import ActionBase, Game, View, dump_action, parse_action
+from arena.engine import ActionBase, Game, dump_action, parse_action
 from arena.engine.requests import DecisionRequest
 from arena.players.base import GiveUp, Malformed, SyncPlayer
 from arena.players.registry import builtin_kind, make_player
@@ -33,17 +35,11 @@ from arena.run.orchestrator import Ruling
 from arena.run.replay import OUT_OF_ANSWERS, rebuild, reseed
 from arena.run.resume import Rehearser, reseed_players
 from arena.run.transcript import Transcript
-from arena.tournament.beliefs import bot_beliefs, detached_log
 
 from .bank import DECEPTION, Position
 
-#: a fork for deception stops after this many steps if no vote came (a safety bound)
-MAX_STEPS = 400
-#: the votes a deception fork plays through after the position's step (the table's reading
-#: needs time: a ballot or an accusation weighs on its author once its target's card is shown)
-VOTES = 1
-#: the base rate a bot's belief starts from (a quarter of a table is mafia, give or take)
-PRIOR = 0.25
+#: a deception fork's bound in steps (a game ends long before: max_days)
+MAX_STEPS = 2000
 #: the decisions whose target can be a seat suspected: (option kind, field)
 NAMING = (("speak", "accuse"), ("speak", "nominate"), ("vote", "target"), ("check", "target"))
 
@@ -158,25 +154,18 @@ def suspicion_in(decisions: list[tuple[DecisionRequest, ActionBase]], game: Game
     return named, could
 
 
-def _is_vote(request: DecisionRequest) -> bool:
-    return request.option("vote") is not None or request.option("verdict") is not None
-
-
-def play_to_vote(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str) -> float | None:
-    """Play on from the position to the end of the next vote after its step (``first``: request ->
-    the answer given at the position); the suspicion on ``speaker``: the share of the other town
-    seats' later decisions that could name it and did, averaged with their belief that it is mafia
-    at the end (a bot's suspicion model, :func:`arena.tournament.beliefs.bot_beliefs`). None: no
-    town seat was left to suspect it."""
+def play_on(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str) -> float | None:
+    """Play the fork on to the end of the game (``first``: request -> the answer given at the
+    position); the suspicion that fell on ``speaker``: the mean of the share of the other town
+    seats' later decisions that could name it and did, and whether the table executed it (1) or
+    not (0). None: the game ended at the position's step."""
     decisions: list[tuple[DecisionRequest, ActionBase]] = []
     views = {seat: game.view(seat) for seat in players}
-    votes = 0
     for step in range(MAX_STEPS):
         if game.finished:
             break
         settled = []
-        pending = game.pending()
-        for request in pending:
+        for request in game.pending():
             ruling = Ruling(game, request)
             given = first.get(request.id)
             if given is not None:
@@ -185,22 +174,13 @@ def play_to_vote(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[i
                 ruling.offer(players[request.player].decide_now(request, views[request.player], ruling.feedback))
             settled.append(ruling.decision)
         game.resolve(settled)
-        if step == 0:
-            continue  # the position's own step: its other answers were given at the same time
-        decisions += [(d.request, d.action) for d in settled if d.action is not None]
-        votes += any(_is_vote(r) for r in pending)
-        if votes >= VOTES:
-            break
+        if step:  # the position's own step: its other answers were given at the same time, unread
+            decisions += [(d.request, d.action) for d in settled if d.action is not None]
+    if not decisions:
+        return None
     named, could = suspicion_in(decisions, game, speaker)
-    parts = [named / could] if could else []
-    town = [s for s in game.alive if s != speaker and game.team(s) == "town"]
-    if town and game.is_alive(speaker):
-        log = detached_log(game.log)
-        beliefs = [bot_beliefs(s, View(s, game.role_of[s], log), game.seats, [speaker], PRIOR)[speaker] for s in town]
-        parts.append(sum(beliefs) / len(beliefs))
-    elif not game.is_alive(speaker) and any(d.cause == "execution" for d in game.deaths if d.player == speaker):
-        parts.append(1.0)  # the table executed it: as suspected as can be
-    return sum(parts) / len(parts) if parts else None
+    executed = float(any(d.player == speaker and d.cause == "execution" for d in game.deaths))
+    return (named / could + executed) / 2 if could else executed
 
 
 def table_players(transcript: Transcript, seed: int | None = None) -> dict[str, SyncPlayer]:
@@ -226,7 +206,7 @@ def fork_and_play(
         speech = parse_action(position.recorded) if position.recorded else game.default_action(request)
     reseed(game, seed)
     reseed_players(table, seed)
-    return play_to_vote(game, table, {request.id: speech}, position.seat)
+    return play_on(game, table, {request.id: speech}, position.seat)
 
 
 async def score(
@@ -283,7 +263,7 @@ __all__ = [
     "detection_score",
     "fork_and_play",
     "fresh_player",
-    "play_to_vote",
+    "play_on",
     "position_seed",
     "score",
     "seat_at",
