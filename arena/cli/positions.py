@@ -166,6 +166,6 @@ def add_command(sub: Any) -> None:
     c = inner.add_parser("compare", help="two runs over one bank: detection and deception, paired by position")
     c.add_argument("run_a", help="player A's run")
     c.add_argument("run_b", help="player B's run")
-    c.add_argument("--target", type=float, default=0.10, help="'alike' means within ± this (default 0.10)")
+    c.add_argument("--target", type=float, default=0.02, help="'alike' means within ± this (default 0.02)")
     c.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c.set_defaults(func=cmd_compare)

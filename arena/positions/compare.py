@@ -12,7 +12,7 @@ confidence sequence of Waudby-Smith & Ramdas), the two skills' e-values tested t
 testing. So the answer may be read after every game — ``run --until-decided`` stops on it — and
 the chance of ever calling two equal players different stays at most α = 0.05. A skill is
 *different* when closed testing rejects "no difference" (the sign says which player is better),
-*alike* when its interval lies inside ±``target``, else *undecided*.
+*alike* when its interval lies inside ±``target`` (:data:`TARGET`, 0.02), else *undecided*.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from arena.tournament.sequential import ALIKE, DIFFERENT, UNDECIDED, ZERO, Confi
 from .bank import DECEPTION, DETECTION
 
 SKILLS = (DETECTION, DECEPTION)
+#: "alike": no difference as large as this in a paired position's score (hits or suspicion), a
+#: finer scale than a game's win rate (0.10 there): one position moves a score by a few hundredths
+TARGET = 0.02
 
 
 def paired_value(kind: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> float | None:
@@ -83,7 +86,7 @@ def _num(x: float) -> float | None:
 class Comparison:
     """Detection and deception of A against B, updated game by game (anytime-valid)."""
 
-    def __init__(self, a: str, b: str, *, kinds: Sequence[str] = SKILLS, target: float = 0.10, alpha: float = ALPHA) -> None:
+    def __init__(self, a: str, b: str, *, kinds: Sequence[str] = SKILLS, target: float = TARGET, alpha: float = ALPHA) -> None:
         self.alpha = alpha
         self.target = target
         level = alpha / max(1, len(kinds))
@@ -154,7 +157,7 @@ def compare_runs(
     a: str,
     b: str,
     *,
-    target: float = 0.10,
+    target: float = TARGET,
     alpha: float = ALPHA,
 ) -> Comparison:
     """A's run against B's: the positions both answered, game by game in A's order."""

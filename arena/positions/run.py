@@ -23,7 +23,7 @@ from arena.players.registry import builtin_kind
 
 from .answer import Scored, fork_and_play, fresh_player, position_seed, score
 from .bank import Games, Position, load_bank
-from .compare import Comparison, by_game
+from .compare import TARGET, Comparison, by_game
 
 FORMAT = 1
 TOKENS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
@@ -98,7 +98,7 @@ async def run_bank(
     seed: int = 0,
     against: tuple[str, Mapping[str, Mapping[str, Any]]] | None = None,
     until_decided: bool = False,
-    target: float = 0.10,
+    target: float = TARGET,
     make: Callable[[Position, Any], Any] | None = None,
     positions: list[Position] | None = None,
     baselines: dict[str, float | None] | None = None,
