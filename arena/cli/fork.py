@@ -34,6 +34,18 @@ def _swaps(texts: list[str], seats: list[str]) -> dict[str, str]:
     return out
 
 
+def _in_terminal(human: Any, game: Any) -> None:
+    """Run ``game``; with a person at the terminal, in a worker thread while the main thread reads
+    the keyboard (as ``arena play`` and ``arena resume`` do)."""
+    from arena.players.human.keyboard import TerminalKeyboard
+
+    keyboard = getattr(human, "keyboard", None)
+    if isinstance(keyboard, TerminalKeyboard):
+        keyboard.play(game)
+    else:
+        game()
+
+
 def _player_seed(header: dict[str, Any]) -> int | None:
     """The seed the recorded players were built with when the header does not say it: a tournament
     game written before headers recorded ``player_seed`` derives it from its key (as ``arena resume``)."""
@@ -106,7 +118,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
         if resumption.clock is None and human is None and all(isinstance(p, SyncPlayer) for p in players.values()):
             resumption.play()
         else:
-            asyncio.run(run_and_close(resumption))
+            _in_terminal(players.get(human or ""), lambda: asyncio.run(run_and_close(resumption)))
     except KeyboardInterrupt:
         code = 130
     except StopGame as exc:
