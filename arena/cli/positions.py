@@ -128,6 +128,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     shared = {r["id"] for r in rows_a} & {r["id"] for r in rows_b}
     if not shared:
         raise CliError(f"{args.run_a} and {args.run_b} share no position: were they run over the same bank?")
+    if header_a.get("seed") != header_b.get("seed"):
+        print(
+            f"arena: note: the runs used seeds {header_a.get('seed')} and {header_b.get('seed')}: their deception forks "
+            "are not played from the same seeds (run both with one --seed to pair them)",
+            file=sys.stderr,
+        )
     out = compare_runs(rows_a, rows_b, a, b, target=args.target).as_json()
     if args.json:
         print(json.dumps(out, indent=2))
