@@ -45,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.positions.bank import DECEPTION, DETECTION, build, load_bank
-from arena.positions.compare import Comparison, by_game
+from arena.positions.compare import Comparison, by_game, paired_value
 from arena.positions.games import record_games
 from arena.positions.run import run_bank
 from arena.tournament.inference import ALPHA
@@ -90,7 +90,9 @@ def run_until(
     asked = 0
     for _ in range(draws):
         game = rng.choice(games)
-        asked += sum(1 for r in players[names[0]].get(game, []) if r["kind"] in kinds)
+        # a skill every pair has decided is asked no more (run --until-decided does the same)
+        open_kinds = {k for k in kinds if any(c.skills[k].status == "undecided" for c in comparisons.values())}
+        asked += sum(1 for r in players[names[0]].get(game, []) if r["kind"] in open_kinds)
         for (a, b), comparison in comparisons.items():
             comparison.add_game(pairs_of(players[a], players[b], game))
         if all(_says(comparisons, t) for t in truth):
@@ -142,8 +144,18 @@ def pct(values: list[int], q: float) -> int:
 
 
 def case(
-    name: str, players: dict[str, dict[str, list[dict]]], truth: list[tuple[str, str, str]], args: Any, kinds: Sequence[str]
+    name: str,
+    players: dict[str, dict[str, list[dict]]],
+    truth: list[tuple[str, str, str]],
+    args: Any,
+    kinds: Sequence[str],
+    whats: set[str] | None = None,
 ) -> dict:
+    if whats is not None:  # only these kinds of position, of the answers already given
+        players = {
+            spec: {g: [r for r in rows if r["kind"] == DETECTION or r["what"] in whats] for g, rows in by.items()}
+            for spec, by in players.items()
+        }
     games = sorted({g for p in players.values() for g, rows in p.items() if any(r["kind"] in kinds for r in rows)})
     rng = random.Random(args.seed)
     outcomes = [run_until(players, truth, games, rng, kinds, args.draws) for _ in range(args.runs)]
@@ -232,6 +244,29 @@ def main() -> None:
     pair = {LIAR: liar, DETECTIVE: detective}
     det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,))
     dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,))
+    both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION))
+    ballots = case(
+        "liar vs detective, both skills, deception by ballots only",
+        pair,
+        truth,
+        args,
+        (DETECTION, DECEPTION),
+        {"verdict", "vote"},
+    )
+    by_id = {r["id"]: r for rows in detective.values() for r in rows}
+    for kind, what in itertools.product((DETECTION, DECEPTION), ("accuse", "nominate", "check", "vote", "verdict", "speech")):
+        diffs = []
+        for rows in liar.values():
+            for r in rows:
+                theirs = by_id.get(r["id"])
+                if (r["kind"], r["what"]) == (kind, what) and theirs is not None:
+                    value = paired_value(kind, theirs, r) if kind == DETECTION else paired_value(kind, r, theirs)
+                    if value is not None:
+                        diffs.append(value)
+        if len(diffs) > 1 and statistics.pstdev(diffs) > 0:
+            ratio = statistics.mean(diffs) / statistics.pstdev(diffs)
+            print(f"  {kind} {what}: truth's paired difference {statistics.mean(diffs):+.4f}, sd {statistics.pstdev(diffs):.3f}, "
+                  f"per call (mean/sd)² = {ratio * ratio:.4f} over {len(diffs)}")  # fmt: skip
     for kind, what in itertools.product((DETECTION, DECEPTION), ("accuse", "nominate", "check", "vote", "verdict", "speech")):
         key = "hit" if kind == DETECTION else "suspicion"
         a = [r for rows in liar.values() for r in rows if (r["kind"], r["what"]) == (kind, what) and r.get(key) is not None]
@@ -258,8 +293,6 @@ def main() -> None:
     print(f"A/A: three copies of {AA} (seeds 1-3), {len(aa_positions)} positions; runs of {args.draws} games of {len(games)} "
           f"looked at after each: {errors}/{args.runs} = {errors / args.runs:.1%} called a pair different on either skill "
           f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
-    both = det_only
-
     if not args.skip_model:
         cost = model_cost(bank, positions, args.sample)
         print(
@@ -267,12 +300,13 @@ def main() -> None:
             f"{cost['input_tokens']:.0f} prompt tokens ({cost['cached_tokens']:.0f} cached), {cost['output_tokens']:.0f} answer "
             f"tokens: ${cost['dollars']:.5f} at gpt-4.1-mini's list prices"
         )
-        del both
-        for label, result in (("detection", det_only), ("deception", dec_only)):
+        for label, result in (
+            ("detection", det_only), ("deception", dec_only), ("both skills", both), ("both, deception by ballots", ballots),
+        ):  # fmt: skip
             if result["p80"] is None:
                 print(f"  {label}: not decided in 80% of runs within the bank: positions cannot say it at this size")
                 continue
-            calls = 2 * result["p80"]
+            calls = 2 * result["p80"]  # per player: both players answer each position
             low, high = GAMES_80 * GAME_DOLLARS[0], GAMES_80 * GAME_DOLLARS[1]
             print(
                 f"  {label}: {calls} calls (2 players × {result['p80']}) ≈ ${calls * cost['dollars']:.2f}; "

@@ -7,7 +7,8 @@ another run, the comparison). Positions are asked in the bank's order, game by g
 positions of one seat share its prompt's prefix in the provider's cache.
 
 With ``against`` (another player's run over the same bank) the comparison is updated after each
-game; ``until_decided`` stops once every skill the bank holds is decided (:mod:`.compare`).
+game; ``until_decided`` asks no more positions of a skill once it is decided, and stops once every
+skill the bank holds is (:mod:`.compare`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.players.registry import builtin_kind
+from arena.tournament.sequential import UNDECIDED
 
 from .answer import Scored, fork_and_play, fresh_player, position_seed, score
 from .bank import Games, Position, load_bank
@@ -137,14 +139,16 @@ async def run_bank(
     game_rows: list[dict[str, Any]] = []
     try:
         for i, position in enumerate(positions):
-            scored = await score(games(position), position, make, seed=seed, baseline=baseline)
-            row = scored.row()
-            rows.append(row)
-            game_rows.append(row)
-            _add(usage, scored)
-            if file is not None:
-                file.write(json.dumps(row, ensure_ascii=False) + "\n")
-                file.flush()
+            settled = until_decided and comparison is not None and comparison.skills[position.kind].status != UNDECIDED
+            if not settled:  # a skill already decided is asked no more
+                scored = await score(games(position), position, make, seed=seed, baseline=baseline)
+                row = scored.row()
+                rows.append(row)
+                game_rows.append(row)
+                _add(usage, scored)
+                if file is not None:
+                    file.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    file.flush()
             last_of_game = i + 1 == len(positions) or positions[i + 1].game != position.game
             if comparison is not None and last_of_game:
                 theirs = against[1]  # type: ignore[index]
