@@ -206,6 +206,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=600, help="classic games in the bank (default 600)")
     parser.add_argument("--runs", type=int, default=200, help="runs per case (default 200)")
+    parser.add_argument("--ladder-runs", type=int, default=50, help="runs of the ladder (10 pairs: slow; default 50)")
     parser.add_argument("--draws", type=int, default=1000, help="games a run draws at most, with replacement (default 1000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample", type=int, default=24, help="positions a model seat answers on the stand-in")
@@ -281,7 +282,13 @@ def main() -> None:
     rungs = {spec: answers(spec, bank, 1, baselines, ladder_positions) for spec in LADDER}
     print(f"ladder: {len(ladder_positions)} detection positions answered by 5 rungs ({time.perf_counter() - t:.0f} s)")
     ladder_truth = [(DETECTION, LADDER[i + 1], LADDER[i]) for i in range(len(LADDER) - 1)]
-    ladder = case("ladder, adjacent rungs in order on detection", rungs, ladder_truth, args, (DETECTION,))
+    ladder = case(
+        "ladder, adjacent rungs in order on detection",
+        rungs,
+        ladder_truth,
+        argparse.Namespace(**{**vars(args), "runs": args.ladder_runs}),
+        (DETECTION,),
+    )
 
     t = time.perf_counter()
     aa_early = set(order[: args.aa_deception_games])
