@@ -156,7 +156,10 @@ def case(
             spec: {g: [r for r in rows if r["kind"] == DETECTION or r["what"] in whats] for g, rows in by.items()}
             for spec, by in players.items()
         }
-    games = sorted({g for p in players.values() for g, rows in p.items() if any(r["kind"] in kinds for r in rows)})
+    # the pool: the games that hold every kind the case asks (deception is asked of the first games only)
+    games = sorted(
+        {g for p in players.values() for g, rows in p.items() if all(any(r["kind"] == k for r in rows) for k in kinds)}
+    )
     rng = random.Random(args.seed)
     outcomes = [run_until(players, truth, games, rng, kinds, args.draws) for _ in range(args.runs)]
     decided = [n for ok, _, n, _ in outcomes if ok]
