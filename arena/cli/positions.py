@@ -50,7 +50,7 @@ def _check_spec(spec: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from arena.positions.answer import PositionError
-    from arena.positions.bank import WEIGHTS, BankError, load_bank
+    from arena.positions.bank import WHATS, BankError, load_bank
     from arena.positions.run import RunError, read_run, run_bank
 
     if args.max is not None and args.max < 1:
@@ -70,9 +70,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         positions = load_bank(bank)
         if args.what:
             wanted = {w.strip() for w in args.what.split(",") if w.strip()}
-            unknown = sorted(wanted - set(WEIGHTS))
+            unknown = sorted(wanted - set(WHATS))
             if unknown:
-                raise CliError(f"--what {', '.join(unknown)}: the kinds are {', '.join(WEIGHTS)}")
+                raise CliError(f"--what {', '.join(unknown)}: the kinds are {', '.join(WHATS)}")
             positions = [p for p in positions if p.what in wanted]
             if not positions:
                 raise CliError(f"the bank holds no position of {args.what}")

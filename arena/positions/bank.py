@@ -36,10 +36,16 @@ from arena.run.transcript import Transcript, TranscriptError, read_transcript
 
 FORMAT = 1
 TEAM_VARIANTS = ("classic", "cove", "village")
-#: what a kind of position carries, as a weight in a game's mean (docs/positions.md: measured on
-#: bots, an accusation separates two players ~16 times better per position than a verdict)
-WEIGHTS = {"accuse": 1.0, "nominate": 1.0, "check": 1.0, "vote": 0.5, "verdict": 0.25, "speech": 1.0}
 DETECTION, DECEPTION = "detection", "deception"
+#: what a kind of position carries, as its weight in a game's mean (docs/positions.md, *What each
+#: kind carries*: on bots, a town verdict tells two players apart far less per position than an
+#: accusation, a mafia speech about a quarter as well as a mafia ballot)
+WEIGHTS = {
+    DETECTION: {"accuse": 1.0, "nominate": 1.0, "check": 1.0, "vote": 0.5, "verdict": 0.25},
+    DECEPTION: {"verdict": 1.0, "vote": 1.0, "speech": 0.25},
+}
+#: every kind of position (``--what``)
+WHATS = ("accuse", "nominate", "check", "vote", "verdict", "speech")
 #: (position, option kind, field) of a town seat's decisions that name a seat
 DETECTING = (
     ("accuse", "speak", "accuse"),
@@ -161,16 +167,20 @@ def _found(g: Game, steps: int, key: str, where: dict[str, Any], recorded: dict[
             for what, kind, name in DETECTING:
                 legal = _choices(request, kind, name)
                 if any(g.team(s) == "mafia" for s in legal if s in g.role_of):
-                    out.append(Position(f"{key}#{request.id}:{what}", DETECTION, what, legal=legal, weight=WEIGHTS[what], **base))
+                    out.append(
+                        Position(
+                            f"{key}#{request.id}:{what}", DETECTION, what, legal=legal, weight=WEIGHTS[DETECTION][what], **base
+                        )
+                    )
             accused = request.info.get("accused")
             if request.option("verdict") is not None and isinstance(accused, str) and accused != seat:
-                weight = WEIGHTS["verdict"]
+                weight = WEIGHTS[DETECTION]["verdict"]
                 out.append(Position(f"{key}#{request.id}:verdict", DETECTION, "verdict", legal=[accused], weight=weight, **base))
         elif team == "mafia" and request.option("speak") is not None and request.talk == PUBLIC:
-            out.append(Position(f"{key}#{request.id}:speech", DECEPTION, "speech", **base))
+            out.append(Position(f"{key}#{request.id}:speech", DECEPTION, "speech", weight=WEIGHTS[DECEPTION]["speech"], **base))
         elif team == "mafia" and _public_vote(request):
             what = "verdict" if request.option("verdict") is not None else "vote"
-            out.append(Position(f"{key}#{request.id}:{what}", DECEPTION, what, weight=WEIGHTS[what], **base))
+            out.append(Position(f"{key}#{request.id}:{what}", DECEPTION, what, weight=WEIGHTS[DECEPTION][what], **base))
     return out
 
 
