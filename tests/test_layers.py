@@ -22,6 +22,8 @@ ALLOWED = {
     "arena.run": ("arena.engine", "arena.variants", "arena.players", "arena.run"),
     # the server plays tables with the players and the runner, and writes reports; never the CLI
     "arena.serve": ("arena.engine", "arena.variants", "arena.players", "arena.run", "arena.report", "arena.serve"),
+    # positions play recorded games on and test with the tournament's sequential statistics; never the CLI
+    "arena.positions": ("arena.engine", "arena.variants", "arena.players", "arena.run", "arena.tournament", "arena.positions"),
 }
 
 

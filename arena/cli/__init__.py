@@ -576,6 +576,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_prompts(sub)
 
+    from arena.cli.fork import add_command as add_fork
+
+    add_fork(sub)
+
+    from arena.cli.positions import add_command as add_positions
+
+    add_positions(sub)
+
     from arena.tournament.cli import add_commands  # tournament, leaderboard, balance
 
     add_commands(sub)

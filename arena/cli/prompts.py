@@ -96,20 +96,9 @@ def recorded(transcript: Any, seat: str) -> list[Sent]:
 
 def _answer(player: Any, event: dict[str, Any], attempt: int) -> None:
     """The seat's recorded answer, put in the history as a model would have given it."""
-    data = event["data"]
-    if event["type"] == "forfeit" or ("action" not in data and data.get("raw") is None):
-        return  # no answer came: the next question opens with the "no answer" placeholder
-    if "action" not in data:
-        player.conversation.answer(str(data.get("raw")))
-        return
-    action = dict(data["action"])
-    kind = str(action.pop("kind", ""))
-    raw = json.dumps(action, ensure_ascii=False)
-    if player.profile.mode not in ("tools", "tools_auto") or player.profile.provider == "local":
-        player.conversation.answer(json.dumps(data["action"], ensure_ascii=False))
-        return
-    call_id = f"call_{data['request']}_{attempt}"
-    player.conversation.answer(raw, {"id": call_id, "name": kind, "arguments": raw, "input": action})
+    from arena.run.resume import recorded_answer
+
+    recorded_answer(player, event, attempt)
 
 
 def would_be(transcript: Any, seat: str, spec: str) -> list[Sent]:

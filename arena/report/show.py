@@ -129,6 +129,9 @@ def show(transcript: Transcript, console: Console, viewer: str | None = None) ->
 
     title = f"{story.variant}" + (f", seed {story.seed}" if viewer is None else "") + f": {len(seats)} seats — {story.result}"
     say(title, "bold")
+    parent = story.forked_from()
+    if parent is not None:
+        say(f"Forked from {story.header['fork'].get('parent')} at {story.header['fork'].get('at')}.", "bold")
     if viewer is not None:
         own = next((s for s in story.seats if s.name == viewer), None)
         card = f" ({own.role})" if own is not None and own.role and not story.mckay else ""  # a McKay card changes every hand

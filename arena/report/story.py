@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.engine import Event
@@ -274,6 +275,14 @@ class Story:
             u.price_unknown for section in self.sections for item in section.items for u in _usages(item)
         )
 
+    def forked_from(self) -> tuple[str, str] | None:
+        """A forked game's parent (:mod:`arena.run.fork`): its file name and its report's (beside it)."""
+        fork = self.header.get("fork")
+        if not isinstance(fork, dict) or not fork.get("parent"):
+            return None
+        parent = Path(str(fork["parent"]))
+        return parent.name, parent.with_suffix(".html").name
+
     def cost_text(self) -> str:
         return money(self.cost, self.price_unknown)
 
@@ -333,7 +342,9 @@ def seat_transcript(transcript: Transcript, name: str) -> Transcript:
     (cards, causes of death, other seats' counts): what is left is safe to hand to that player. Its
     events and decisions are numbered for the seat alone (:class:`~arena.engine.events.Numbering`).
     """
-    header = {k: v for k, v in transcript.header.items() if k != "seed"}
+    header = {k: v for k, v in transcript.header.items() if k not in ("seed", "reseeds", "seat_seeds")}
+    if isinstance(header.get("fork"), dict):  # a fork's new seed fixes what was drawn after it: only where it forked
+        header["fork"] = {k: v for k, v in header["fork"].items() if k in ("parent", "at")}
     if "tournament" in header:  # which entrant sat where tells the sides: the seat keeps its own entrant only
         mine = _plain(_plain(header["tournament"]).get("entrants")).get(name)
         header["tournament"] = {"pairing": _plain(header["tournament"]).get("pairing"), "entrants": {name: mine} if mine else {}}

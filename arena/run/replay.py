@@ -20,7 +20,8 @@ equal the recorded one, event for event (``to_dict()``, as read back from JSON).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import random
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,22 @@ def game_from_header(header: dict[str, Any]) -> Game:
         raise ReplayError(f"header options.{where}: {first['msg']}") from None
     except (RulesError, TypeError) as exc:
         raise ReplayError(f"header: {exc}") from None
+
+
+def reseeds(header: Mapping[str, Any]) -> dict[int, int]:
+    """Where a forked game's randomness was seeded anew (:mod:`arena.run.fork`): steps resolved ->
+    seed, from the header's ``reseeds`` (empty for a game that was never forked)."""
+    out: dict[int, int] = {}
+    for item in header.get("reseeds") or ():
+        if isinstance(item, (list, tuple)) and len(item) == 2:
+            out[int(item[0])] = int(item[1])
+    return out
+
+
+def reseed(game: Game, seed: int) -> None:
+    """From here on the game draws from ``seed``: its generator and its per-day draws (the opener)."""
+    game.seed = seed
+    game.rng = random.Random(seed)
 
 
 def _answer_events(events: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -137,6 +154,7 @@ def rebuild(
     *,
     game: Game | None = None,
     resolved: Callable[[Game], None] | None = None,
+    forked: Callable[[Game, int], None] | None = None,
 ) -> Rebuilt:
     """Play the recorded game again from its answers (see the module docstring).
 
@@ -145,10 +163,18 @@ def rebuild(
     the seats' own memories (a bot's, a model's conversation) to where they were, asking no one.
     ``resolved`` is called after each step is resolved, as an observer was in the recorded run;
     ``game`` is the game at its start, if the caller made it (:func:`game_from_header`).
+    A forked game (header ``reseeds``) draws from its new seed from the fork on, as it was played;
+    ``forked(game, seed)`` is told there (the resume reseeds its bots' streams too).
     """
     game = game if game is not None else game_from_header(transcript.header)
     answers = _answer_events(transcript.events)
+    seeds = reseeds(transcript.header)
+    steps = 0
     while not game.finished:
+        if steps in seeds:
+            reseed(game, seeds[steps])
+            if forked is not None:
+                forked(game, seeds[steps])
         rulings = {request.id: Ruling(game, request) for request in game.pending()}
         first = min(rulings)
         while any(r.decision is None for r in rulings.values()):
@@ -173,6 +199,7 @@ def rebuild(
             if not _offer(game, ruling, event):
                 return Rebuilt(game, MISFIT)
         game.resolve([r.decision for r in rulings.values()])  # type: ignore[misc]
+        steps += 1
         if resolved is not None:
             resolved(game)
     return Rebuilt(game, None)

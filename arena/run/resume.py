@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -56,7 +57,19 @@ from arena.run.replay import MISFIT, OUT_OF_ANSWERS, ReplayError, compare, game_
 from arena.run.transcript import Transcript, TranscriptError, TranscriptWriter, check_idle, is_person, read_transcript
 from arena.run.wallclock import ClockError, ThinkTime, WallClock
 
-__all__ = ["ResumeError", "Resumption", "prepare_resume", "repair", "resume_game", "resume_sync", "run_and_close"]
+__all__ = [
+    "Rehearser",
+    "ResumeError",
+    "Resumption",
+    "prepare_resume",
+    "recorded_answer",
+    "rehearse_as_own",
+    "repair",
+    "reseed_players",
+    "resume_game",
+    "resume_sync",
+    "run_and_close",
+]
 
 #: the events a step's resolution writes first (one per decision): a crash may cut it after some
 SETTLED = frozenset(("action", "forfeit"))
@@ -280,6 +293,8 @@ def prepare_resume(
         raise ResumeError(str(exc)) from None
     header = transcript.header
     seed = int(header.get("player_seed", header["seed"])) if seed is None else seed
+    seat_seeds = {str(k): int(v) for k, v in dict(header.get("seat_seeds") or {}).items()}  # a fork's new seats
+    foreign = {str(k): int(v) for k, v in dict(header.get("foreign") or {}).items()}
     factory = factory or _default_factory
     specs: dict[str, str] = {str(k): str(v) for k, v in dict(header["players"]).items()}
     seats = [str(s) for s in header["seats"]]
@@ -309,7 +324,7 @@ def prepare_resume(
         if builtin_kind(spec) is None and not is_person(spec):
             extra = {"variant": header["variant"], "options": header["options"], "recorder": recorder(seat), **extra}
         try:
-            seated[seat] = factory(spec, seat, seed, **extra)
+            seated[seat] = factory(spec, seat, seat_seeds.get(seat, seed), **extra)
         except (ValueError, ImportError, AttributeError, TypeError) as exc:
             raise ResumeError(f"seat {seat} ({spec}): {exc}") from None
         mode = (header.get("structured") or {}).get(seat)
@@ -317,27 +332,8 @@ def prepare_resume(
             seated[seat].set_mode(mode)
     clock = clock_from_header(header, int(header["seed"]))
     calls = _calls_by_attempt(transcript)
-    views: dict[str, View] = {}
-    tries: defaultdict[tuple[str, int], int] = defaultdict(int)
-    rehearsals = 0
-
-    def rehearse(ruling: Ruling, event: dict[str, Any]) -> None:
-        nonlocal rehearsals
-        request = ruling.request
-        seat = request.player
-        player = seated[seat]
-        view = views.get(seat) or views.setdefault(seat, ruling.game.view(seat))
-        tries[seat, request.id] += 1
-        if isinstance(player, SyncPlayer):
-            if clock is not None and clock.timed(request):
-                clock.think_time(seat)  # the draw the seat made in that beat
-            with contextlib.suppress(Exception):  # it failed then too (a ``player_error``): nothing to bring along
-                player.decide_now(request, view, ruling.feedback)
-        elif hasattr(player, "rehearse"):
-            player.rehearse(request, view, ruling.feedback, calls.get((seat, request.id, tries[seat, request.id])))
-        else:
-            return
-        rehearsals += 1
+    rehearse = Rehearser(seated, calls, foreign, clock)
+    tries = rehearse.tries
 
     try:
         start = game_from_header(header)
@@ -349,7 +345,13 @@ def prepare_resume(
         for observer in watchers:
             observer(game)
 
-    rebuilt = rebuild(transcript, rehearse, game=start, resolved=resolved if watchers else None)
+    rebuilt = rebuild(
+        transcript,
+        rehearse,
+        game=start,
+        resolved=resolved if watchers else None,
+        forked=lambda game, new: reseed_players(seated, new),
+    )
     game = rebuilt.game
     check = compare(dataclasses.replace(transcript, summary=None), game, rebuilt.stopped)  # a stop's summary goes
     tail = transcript.events[check.identical :]
@@ -388,10 +390,99 @@ def prepare_resume(
         events_rebuilt=check.identical,
         calls_reused=len(transcript.calls),
         answers_reused=answers_reused,
-        rehearsals=rehearsals,
+        rehearsals=rehearse.count,
         seconds=time.perf_counter() - started,
         observers=[*observers, *watchers],
     )
+
+
+class Rehearser:
+    """Brings seats along while a game is rebuilt from its answers (the ``rehearse`` of
+    :func:`arena.run.replay.rebuild`): each recorded attempt is gone through again by its seat.
+
+    A bot (any :class:`SyncPlayer`) answers it again, so its memory and random stream end where
+    they were; a model seat rebuilds its conversation from the call record of that attempt
+    (``calls``: (seat, request, try) -> record), or, for a seat another player played before
+    request ``foreign[seat]``, with the recorded answer as its own. Seats not in ``players`` are
+    left alone (a position asks one seat only). ``count``: attempts gone through.
+    """
+
+    def __init__(
+        self,
+        players: Mapping[str, Any],
+        calls: Mapping[tuple[str, int, int], dict[str, Any]] | None = None,
+        foreign: Mapping[str, int] | None = None,
+        clock: WallClock | None = None,
+    ) -> None:
+        self.players = players
+        self.calls = calls or {}
+        self.foreign = foreign or {}
+        self.clock = clock
+        self.views: dict[str, View] = {}
+        self.tries: defaultdict[tuple[str, int], int] = defaultdict(int)
+        self.count = 0
+
+    def __call__(self, ruling: Ruling, event: dict[str, Any]) -> None:
+        request = ruling.request
+        seat = request.player
+        player = self.players.get(seat)
+        if player is None:
+            return
+        view = self.views.get(seat) or self.views.setdefault(seat, ruling.game.view(seat))
+        self.tries[seat, request.id] += 1
+        attempt = self.tries[seat, request.id]
+        if isinstance(player, SyncPlayer):
+            if self.clock is not None and self.clock.timed(request):
+                self.clock.think_time(seat)  # the draw the seat made in that beat
+            with contextlib.suppress(Exception):  # it failed then too (a ``player_error``): nothing to bring along
+                player.decide_now(request, view, ruling.feedback)
+        elif request.id < self.foreign.get(seat, 0) and hasattr(player, "conversation"):
+            rehearse_as_own(player, request, view, ruling.feedback, event, attempt)  # another player made it
+        elif hasattr(player, "rehearse"):
+            player.rehearse(request, view, ruling.feedback, self.calls.get((seat, request.id, attempt)))
+        else:
+            return
+        self.count += 1
+
+
+def reseed_players(players: Mapping[str, Any], seed: int) -> None:
+    """A fork's new seed for the seats' own random streams too (a bot's, a random player's), so
+    that what is random from the fork on is drawn anew; a stream not started yet starts from it."""
+    for seat, player in players.items():
+        started = False
+        for attr in ("rng", "coin"):
+            stream = getattr(player, attr, None)
+            if isinstance(stream, random.Random):
+                stream.seed(f"fork:{seed}:{seat}:{attr}")
+                started = True
+        if not started and isinstance(getattr(player, "seed", None), int):
+            player.seed = seed  # a bot seeds its streams at its first request
+
+
+def rehearse_as_own(player: Any, request: Any, view: View, feedback: str | None, event: Mapping[str, Any], attempt: int) -> None:
+    """A model seat goes through a decision another player made (a forked seat, a position): the
+    prompt is built as it would have been sent, and the recorded answer stands in the history as
+    the model's own (``arena prompts`` shows a bot's seat the same way). Nothing is called."""
+    player.prepare(request, view, feedback)
+    recorded_answer(player, event, attempt)
+
+
+def recorded_answer(player: Any, event: Mapping[str, Any], attempt: int) -> None:
+    """The seat's recorded answer put in the model's history as the model would have given it."""
+    data = event["data"]
+    if event["type"] == "forfeit" or ("action" not in data and data.get("raw") is None):
+        return  # no answer came: the next question opens with the "no answer" placeholder
+    if "action" not in data:
+        player.conversation.answer(str(data.get("raw")))
+        return
+    action = dict(data["action"])
+    kind = str(action.pop("kind", ""))
+    raw = json.dumps(action, ensure_ascii=False)
+    if player.profile.mode not in ("tools", "tools_auto") or player.profile.provider == "local":
+        player.conversation.answer(json.dumps(data["action"], ensure_ascii=False))
+        return
+    call_id = f"call_{data['request']}_{attempt}"
+    player.conversation.answer(raw, {"id": call_id, "name": kind, "arguments": raw, "input": action})
 
 
 def _outage(path: Path, transcript: Transcript) -> tuple[int, int] | None:

@@ -1,0 +1,333 @@
+"""Positions against whole games on the known truth: verdicts, positions, calls, tokens and dollars.
+
+    nice python benchmarks/positions_bench.py [--games 120] [--runs 200] [--seed 1] [--sample 24]
+                                              [--ladder-games 60] [--skip-model]
+
+Players of known strength (docs/bots.md, *Levels*): the **liar** ``bot?mafia=1&town=0.2`` deceives
+better and detects worse than the **detective** ``bot?mafia=0.2&town=1``; the **ladder**
+``bot?level=0, .25, .5, .75, 1`` has a known order; three copies of ``bot`` (seeds 1, 2, 3) are the
+null (A/A).
+
+1. A bank is built from ``--games`` classic games (9 seats, every seat ``bot``, seeds from 1000).
+2. Every player answers every position of the bank once (its player seed fixed), the recorded
+   speeches' forks shared between players (:func:`arena.positions.run.run_bank`).
+3. ``--runs`` runs each draw up to ``--draws`` games with replacement from the bank's games that
+   hold the case's positions (the pool), in a random order, and feed the
+   paired values game by game to the anytime-valid comparison :mod:`arena.positions.compare`
+   (until_decided's test), stopping once the truth's comparisons are decided. Reported: the share
+   of runs that decided the truth, that decided anything wrongly, and the positions asked by the
+   time 80% of the runs had decided (80th percentile; median in brackets) — per player, so the
+   calls of a pair are twice that. A/A: any pair of the three copies called different on either
+   skill, checked after every game to the end of the drawn games (a run: as many games as the bank).
+4. A model seat on the loopback stand-in (tests/llm_server.py; ``--skip-model`` leaves it out)
+   answers ``--sample`` positions spread over the bank: its mean prompt, cached and answer tokens
+   per call, priced at gpt-4.1-mini's list prices (configs/models.toml), give the dollars of a
+   position; beside them the figures of ``until_decided`` games from docs/tournaments.md.
+
+Every figure goes in docs/positions.md with the sizes run and the ``uptime``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.positions.bank import DECEPTION, DETECTION, build, load_bank
+from arena.positions.compare import Comparison, by_game, paired_value
+from arena.positions.games import record_games
+from arena.positions.run import run_bank
+from arena.tournament.inference import ALPHA
+
+LIAR, DETECTIVE = "bot?mafia=1&town=0.2", "bot?mafia=0.2&town=1"
+LADDER = [f"bot?level={x}" for x in ("0", "0.25", "0.5", "0.75", "1")]
+AA = "bot?level=0.5"  # the null's copies: a player whose answers vary with its seed
+#: until_decided games on the liar–detective truth (docs/tournaments.md, *Stop when decided*): 80th
+#: percentile and median; and a classic game of model seats at gpt-4.1-mini's prices (issue 35,
+#: measured on the stand-in: 1.5–3.1 M prompt tokens, 96–97% cached, ~300 calls a game)
+GAMES_80, GAMES_MEDIAN = 318, 228
+GAME_DOLLARS = (0.18, 0.35)
+GAME_CALLS = 300
+TOKENS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
+
+
+def answers(spec: str, bank: Path, seed: int, baselines: dict[str, Any], positions: list[Any]) -> dict[str, list[dict]]:
+    """The player's scored answers to every position, by game."""
+    result = asyncio.run(run_bank(spec, bank, seed=seed, positions=positions, baselines=baselines))
+    return by_game(result.rows)
+
+
+def pairs_of(a: dict[str, list[dict]], b: dict[str, list[dict]], game: str) -> list[tuple[dict, dict]]:
+    theirs = {r["id"]: r for r in b.get(game, [])}
+    return [(r, theirs[r["id"]]) for r in a.get(game, []) if r["id"] in theirs]
+
+
+def run_until(
+    players: dict[str, dict[str, list[dict]]],
+    truth: list[tuple[str, str, str]],
+    games: list[str],
+    rng: random.Random,
+    kinds: Sequence[str],
+    draws: int,
+) -> tuple[bool, bool, int, list[bool]]:
+    """One run: games drawn with replacement; (truth decided, anything decided wrongly, positions
+    asked per player when it stopped, each item of the truth decided by then). The family is every
+    pair of players: α is shared among the pairs (Bonferroni), as the tournament's family does."""
+    names = sorted(players)
+    pairs = _pairs(names)
+    comparisons = {(a, b): Comparison(a, b, kinds=kinds, alpha=ALPHA / len(pairs)) for a, b in pairs}
+    asked = 0
+    for _ in range(draws):
+        game = rng.choice(games)
+        # a skill every pair has decided is asked no more (run --until-decided does the same)
+        open_kinds = {k for k in kinds if any(c.skills[k].status == "undecided" for c in comparisons.values())}
+        asked += sum(1 for r in players[names[0]].get(game, []) if r["kind"] in open_kinds)
+        for (a, b), comparison in comparisons.items():
+            comparison.add_game(pairs_of(players[a], players[b], game))
+        if all(_says(comparisons, t) for t in truth):
+            return True, _wrong(comparisons, truth), asked, [True] * len(truth)
+    return False, _wrong(comparisons, truth), asked, [_says(comparisons, t) for t in truth]
+
+
+def _pairs(names: list[str]) -> list[tuple[str, str]]:
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def _says(comparisons: dict[tuple[str, str], Comparison], t: tuple[str, str, str]) -> bool:
+    kind, better, worse = t
+    c = comparisons.get((better, worse)) or comparisons[(worse, better)]
+    skill = c.skills[kind]
+    return skill.status == "different" and skill.better == better
+
+
+def _wrong(comparisons: dict[tuple[str, str], Comparison], truth: list[tuple[str, str, str]]) -> bool:
+    right = {(k, b, w) for k, b, w in truth}
+    for (a, b), c in comparisons.items():
+        for kind, skill in c.skills.items():
+            if skill.status != "different":
+                continue
+            loser = b if skill.better == a else a
+            if (kind, skill.better, loser) not in right and (kind, loser, skill.better) in right:
+                return True
+    return False
+
+
+def aa_run(players: dict[str, dict[str, list[dict]]], games: list[str], rng: random.Random, draws: int) -> bool:
+    """One A/A run: any pair of the copies called different on either skill, looked at after every game."""
+    names = sorted(players)
+    comparisons = [Comparison(a, b, alpha=ALPHA / 3) for a, b in _pairs(names)]
+    for _ in range(draws):
+        game = rng.choice(games)
+        labels = names[:]
+        rng.shuffle(labels)  # under the null the copies' names are arbitrary labels
+        for c, (a, b) in zip(comparisons, _pairs(labels), strict=True):
+            c.add_game(pairs_of(players[a], players[b], game))
+        if any(s.status == "different" for c in comparisons for s in c.skills.values()):
+            return True
+    return False
+
+
+def pct(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0
+
+
+def case(
+    name: str,
+    players: dict[str, dict[str, list[dict]]],
+    truth: list[tuple[str, str, str]],
+    args: Any,
+    kinds: Sequence[str],
+    whats: set[str] | None = None,
+) -> dict:
+    if whats is not None:  # only these kinds of position, of the answers already given
+        players = {
+            spec: {g: [r for r in rows if r["kind"] == DETECTION or r["what"] in whats] for g, rows in by.items()}
+            for spec, by in players.items()
+        }
+    # the pool: the games that hold every kind the case asks (deception is asked of the first games only)
+    games = sorted(
+        {g for p in players.values() for g, rows in p.items() if all(any(r["kind"] == k for r in rows) for k in kinds)}
+    )
+    rng = random.Random(args.seed)
+    outcomes = [run_until(players, truth, games, rng, kinds, args.draws) for _ in range(args.runs)]
+    decided = [n for ok, _, n, _ in outcomes if ok]
+    wrong = sum(1 for _, w, _, _ in outcomes if w)
+    if len(truth) > 1:
+        items = ", ".join(
+            f"{better.split('?')[-1]} > {worse.split('?')[-1]} on {kind}: {sum(o[3][i] for o in outcomes)}/{len(outcomes)}"
+            for i, (kind, better, worse) in enumerate(truth)
+        )
+        print(f"  each by the end of the drawn games: {items}")
+    share = len(decided) / len(outcomes)
+    p80 = pct(decided, 0.8 / share) if share >= 0.8 else None
+    print(
+        f"{name}: decided in {len(decided)}/{len(outcomes)} runs, wrongly in {wrong}; positions per player: "
+        f"80th percentile {p80 if p80 is not None else '> bank'}, median {int(statistics.median(decided)) if decided else '–'}"
+    )
+    return {
+        "decided": len(decided),
+        "runs": len(outcomes),
+        "wrong": wrong,
+        "p80": p80,
+        "median": statistics.median(decided) if decided else None,
+    }
+
+
+def model_cost(bank: Path, positions: list[Any], sample: int) -> dict[str, float]:
+    """Mean tokens and gpt-4.1-mini dollars per position call, from a model seat on the stand-in."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from arena.players.llm import load_profiles, resolve_spec
+    from tests.llm_server import FakeModelServer
+
+    step = max(1, len(positions) // sample)
+    chosen = positions[::step][:sample]
+    with FakeModelServer(seed=1) as server:
+        spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
+        result = asyncio.run(run_bank(spec, bank, positions=chosen))
+    calls = max(1, int(result.usage.get("calls", 0)))
+    mini = resolve_spec("gpt-4.1-mini", load_profiles(), {"api_key_env": ""})
+    per = {k: result.usage.get(k, 0) / calls for k in TOKENS}
+    per["dollars"] = mini.cost({k: round(v) for k, v in per.items()})
+    per["calls"] = calls
+    per["positions"] = len(chosen)
+    return per
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=600, help="classic games in the bank (default 600)")
+    parser.add_argument("--runs", type=int, default=200, help="runs per case (default 200)")
+    parser.add_argument("--ladder-runs", type=int, default=50, help="runs of the ladder (10 pairs: slow; default 50)")
+    parser.add_argument("--draws", type=int, default=1000, help="games a run draws at most, with replacement (default 1000)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sample", type=int, default=24, help="positions a model seat answers on the stand-in")
+    parser.add_argument("--skip-model", action="store_true")
+    parser.add_argument("--detection", default="accuse,nominate,check,vote", help="detection positions asked (no verdicts)")
+    parser.add_argument("--deception", default="speech,verdict,vote", help="deception positions asked")
+    parser.add_argument("--deception-games", type=int, default=100, help="the first N games' deception positions are asked")
+    parser.add_argument("--aa-deception-games", type=int, default=20, help="of them, those the A/A copies answer")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    folder = Path(tempfile.mkdtemp(prefix="positions-bench-"))
+    record_games(folder / "games", "classic", range(1000, 1000 + args.games))
+    bank = folder / "bank.jsonl"
+    built = build(folder / "games", bank)
+    every = load_bank(bank)
+    order = sorted({p.game for p in every})
+    early = set(order[: args.deception_games])
+    detecting, deceiving = set(args.detection.split(",")), set(args.deception.split(","))
+    positions = [
+        p for p in every
+        if (p.kind == DETECTION and p.what in detecting) or (p.kind == DECEPTION and p.what in deceiving and p.game in early)
+    ]  # fmt: skip
+    counts: dict[str, int] = {}
+    for p in every:
+        counts[f"{p.kind} {p.what}"] = counts.get(f"{p.kind} {p.what}", 0) + 1
+    chosen = {k: sum(1 for p in positions if p.kind == k) for k in (DETECTION, DECEPTION)}
+    print(f"bank: {len(every)} positions of {built.games} classic games ({counts}); asked: {chosen} "
+          f"(detection: {args.detection} of every game; deception: {args.deception} of the first {len(early)})")  # fmt: skip
+
+    t = time.perf_counter()
+    baselines: dict[str, Any] = {}
+    liar = answers(LIAR, bank, 1, baselines, positions)
+    detective = answers(DETECTIVE, bank, 1, baselines, positions)
+    print(f"answered by the liar and the detective in {time.perf_counter() - t:.0f} s")
+    truth = [(DECEPTION, LIAR, DETECTIVE), (DETECTION, DETECTIVE, LIAR)]
+    pair = {LIAR: liar, DETECTIVE: detective}
+    det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,))
+    dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,))
+    both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION))
+    ballots = case(
+        "liar vs detective, both skills, deception by ballots only",
+        pair,
+        truth,
+        args,
+        (DETECTION, DECEPTION),
+        {"verdict", "vote"},
+    )
+    by_id = {r["id"]: r for rows in detective.values() for r in rows}
+    for kind, what in itertools.product((DETECTION, DECEPTION), ("accuse", "nominate", "check", "vote", "verdict", "speech")):
+        diffs = []
+        for rows in liar.values():
+            for r in rows:
+                theirs = by_id.get(r["id"])
+                if (r["kind"], r["what"]) == (kind, what) and theirs is not None:
+                    value = paired_value(kind, theirs, r) if kind == DETECTION else paired_value(kind, r, theirs)
+                    if value is not None:
+                        diffs.append(value)
+        if len(diffs) > 1 and statistics.pstdev(diffs) > 0:
+            ratio = statistics.mean(diffs) / statistics.pstdev(diffs)
+            print(f"  {kind} {what}: truth's paired difference {statistics.mean(diffs):+.4f}, sd {statistics.pstdev(diffs):.3f}, "
+                  f"per call (mean/sd)² = {ratio * ratio:.4f} over {len(diffs)}")  # fmt: skip
+    for kind, what in itertools.product((DETECTION, DECEPTION), ("accuse", "nominate", "check", "vote", "verdict", "speech")):
+        key = "hit" if kind == DETECTION else "suspicion"
+        a = [r for rows in liar.values() for r in rows if (r["kind"], r["what"]) == (kind, what) and r.get(key) is not None]
+        b = [r for rows in detective.values() for r in rows if (r["kind"], r["what"]) == (kind, what) and r.get(key) is not None]
+        if a and b:
+            ma = statistics.mean(float(r[key]) for r in a)
+            mb = statistics.mean(float(r[key]) for r in b)
+            print(f"  {kind} {what}: {key} liar {ma:.3f}, detective {mb:.3f} over {len(a)} positions")
+
+    t = time.perf_counter()
+    ladder_positions = [p for p in positions if p.kind == DETECTION]
+    rungs = {spec: answers(spec, bank, 1, baselines, ladder_positions) for spec in LADDER}
+    print(f"ladder: {len(ladder_positions)} detection positions answered by 5 rungs ({time.perf_counter() - t:.0f} s)")
+    ladder_truth = [(DETECTION, LADDER[i + 1], LADDER[i]) for i in range(len(LADDER) - 1)]
+    ladder = case(
+        "ladder, adjacent rungs in order on detection",
+        rungs,
+        ladder_truth,
+        argparse.Namespace(**{**vars(args), "runs": args.ladder_runs}),
+        (DETECTION,),
+    )
+
+    t = time.perf_counter()
+    aa_early = set(order[: args.aa_deception_games])
+    aa_positions = [p for p in positions if p.kind == DETECTION or p.game in aa_early]
+    copies = {f"{AA}#{s}": answers(AA, bank, s, {}, aa_positions) for s in (1, 2, 3)}
+    rng = random.Random(args.seed)
+    games = sorted({g for p in copies.values() for g in p})
+    errors = sum(aa_run(copies, games, rng, args.draws) for _ in range(args.runs))
+    print(f"A/A: three copies of {AA} (seeds 1-3), {len(aa_positions)} positions; runs of {args.draws} games of {len(games)} "
+          f"looked at after each: {errors}/{args.runs} = {errors / args.runs:.1%} called a pair different on either skill "
+          f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
+    if not args.skip_model:
+        cost = model_cost(bank, positions, args.sample)
+        print(
+            f"model seat on the stand-in: {cost['positions']} positions, {cost['calls']} calls; per call "
+            f"{cost['input_tokens']:.0f} prompt tokens ({cost['cached_tokens']:.0f} cached), {cost['output_tokens']:.0f} answer "
+            f"tokens: ${cost['dollars']:.5f} at gpt-4.1-mini's list prices"
+        )
+        for label, result in (
+            ("detection", det_only), ("deception", dec_only), ("both skills", both), ("both, deception by ballots", ballots),
+        ):  # fmt: skip
+            if result["p80"] is None:
+                print(f"  {label}: not decided in 80% of runs within the bank: positions cannot say it at this size")
+                continue
+            calls = 2 * result["p80"]  # per player: both players answer each position
+            low, high = GAMES_80 * GAME_DOLLARS[0], GAMES_80 * GAME_DOLLARS[1]
+            print(
+                f"  {label}: {calls} calls (2 players × {result['p80']}) ≈ ${calls * cost['dollars']:.2f}; "
+                f"games: {GAMES_80} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
+            )
+        if ladder["p80"] is not None:
+            print(
+                f"  ladder detection: {5 * ladder['p80']} calls (5 × {ladder['p80']}) ≈ ${5 * ladder['p80'] * cost['dollars']:.2f}"  # noqa: E501
+            )
+    print(f"total {time.perf_counter() - started:.0f} s; load: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
