@@ -212,7 +212,9 @@ class LLMPlayer:
         else:
             self.backend = backend_for(profile)
         short = profile.prompt == "short"
-        self.conversation = Conversation(name, variant, options, prompt_mode(profile.mode), make_env(), short=short)
+        self.conversation = Conversation(
+            name, variant, options, prompt_mode(profile.mode), make_env(), short=short, history=profile.history
+        )
         self.variant, self.options = variant, dict(options or {})
         self.forced = profile.structured is not None  # the spec or profile set the mode (not the check)
         mode = picked(profile)
@@ -352,8 +354,8 @@ class LLMPlayer:
         schemas, parse = self._schemas(request)
         mode = self.profile.mode
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
-        shared_before = len(conv.messages)
         conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
+        shared_before = conv.kept  # the earlier messages this prompt repeats (none after a day's fold)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
         if self.profile.provider == "local":  # its word guard lets a speech name the seats

@@ -75,6 +75,11 @@ class Profile(BaseModel):
     check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
     context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
+    history: Literal["full", "days"] = Field(
+        "full",
+        description="The game so far: full = every turn word for word; days = at each new day (hand) the earlier "
+        "days become a fixed record of their facts, the current day word for word (docs/llm.md).",
+    )
 
     @property
     def mode(self) -> str:

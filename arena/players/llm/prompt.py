@@ -174,6 +174,27 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
     }
 
 
+#: events that open a day (McKay: a hand); with ``history = "days"`` the days before the newest are folded
+BOUNDARIES = frozenset({"day", "hand"})
+#: events the record of earlier days leaves out: the moderator's rejections (the answer that followed is kept)
+UNRECORDED = frozenset({"rejected"})
+#: the seat's own answers the record leaves out because a public event states them (its speeches; its
+#: votes, named in every vote's result)
+STATED = frozenset({"speak", "verdict", "vote"})
+
+
+def record_context(event: Event, me: str) -> dict[str, Any]:
+    """An event as the record of earlier days reads it: a speech without its words, the seat's own
+    answer without its thought (the moves stay: a kill, a check, a vote)."""
+    context = event_context(event, me)
+    data = context["data"]
+    if event.type == "speech":
+        data.pop("text", None)
+    if event.type == "action" and isinstance(data.get("action"), dict):
+        data["action"] = {k: v for k, v in data["action"].items() if k not in ("thought", "speech")}
+    return context
+
+
 def _field(kind: str, name: str, spec: Any) -> dict[str, Any]:
     excluded: dict[str, list[str]] = {}  # one reason, the names it excludes (in seat order)
     for who, why in spec.forbidden.items():
@@ -265,9 +286,13 @@ class Conversation:
         mode: str,
         env: jinja2.Environment,
         short: bool = False,
+        history: str = "full",
     ) -> None:
         self.me = me
         self.short = short  # the short system prompt (small local models): see prompts/system/_base.j2
+        self.history = history  # "days": earlier days folded into a record at each new day (fold)
+        self.period = -1  # the day (McKay: hand) of the newest boundary folded so far
+        self.kept = 0  # messages of the previous prompt the last ask kept (0 after a fold)
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -315,9 +340,13 @@ class Conversation:
         says which of its tools and fields are not for this decision."""
         if self.system is None:
             self.start(request)
+        events = view.since(self.seen)
+        record = self.fold(view, events) if self.history == "days" else None
+        if record is not None:
+            events = [e for e in view.events if e.day >= self.period]
+        self.kept = len(self.messages)
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": NO_ANSWER})
-        events = view.since(self.seen)
         rendered = [event_context(e, self.me) for e in events]
         last = self.messages[-1] if self.messages else None
         reported: set[int] = set()
@@ -344,13 +373,40 @@ class Conversation:
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
             partners=night_partners(request, view.events, self.me),
         )
-        self.seen += len(events)  # only once rendered: a template error loses nothing
+        if record is not None:
+            text = f"{record}\n\n{text}" if record else text
+            self.seen = len(view.events)
+        else:
+            self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema = list(request.alive), schema_text
         self.groups_seen.add(request.group)
         turn = self.user_turn(text, rendered)
         self.messages.append(turn)
         self.call_request = request.id
         return turn
+
+    def fold(self, view: View, new: Sequence[Event]) -> str | None:
+        """At the first call of a new day (McKay: hand), forget the messages and return the record
+        of the earlier days ("" when there are none); None within a day (nothing changes).
+
+        The record is built from the view alone (``blocks/record.j2``): deaths and cards, votes by
+        name, who spoke and accused or nominated whom, claims, the seat's own card, partners,
+        checks and moves; the words of speeches are left out. It is rebuilt only here, so within
+        a day every prompt still starts with the previous one (one cache write per seat per day),
+        and a resumed seat rebuilds the same bytes from the same view.
+        """
+        period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
+        if period <= self.period:
+            return None
+        self.period = period
+        self.messages = []
+        self.last_alive, self.last_schema, self.call_request = None, "", None
+        self.groups_seen = set()  # the standing guidance of a group is given again, once a day
+        earlier = [record_context(e, self.me) for e in view.events if e.day < period and e.type not in UNRECORDED]
+        earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
+        if not earlier:
+            return ""
+        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, record=True))
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
         """Append the model's answer: its JSON text, and the tool call it made, if it made one."""

@@ -1,0 +1,197 @@
+"""A model seat's history folded by day (profile ``history = "days"``, docs/llm.md): at every decision
+of bot-played games of every variant, each fact of the seat's view that the full prompt carries —
+deaths and cards, votes by name, accusations and nominations, claims, checks, partners, scores —
+is found, unchanged, in the folded prompt; within a day the folded prompt only grows (its prefix
+stays cacheable), and it is rebuilt once per day; a resumed game with folded seats sends the same
+prompts as the uninterrupted one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+
+from arena.engine import DecisionRequest, Event, View, dump_action
+from arena.players.base import SyncPlayer
+from arena.players.bot.player import BotPlayer
+from arena.players.llm.prompt import Conversation, event_context, make_env
+from arena.players.random import RandomPlayer
+from arena.run.orchestrator import run_sync
+from arena.variants import VARIANTS
+from tests.test_prompts import INTERNAL, WORDING, _plain_part
+
+#: events whose sentence is the same in the full prompt and in the record of earlier days
+SAME_SENTENCE = frozenset({
+    "role", "team", "death", "vote_result", "accusation", "check_result", "morning", "channel_result", "hand_over",
+    "lot", "charged", "cleared", "spared", "trial", "acquitted", "runoff", "cop_look", "card_placed", "kill",
+    "kill_void", "judge_ruling", "retracted", "handshake", "cop_declared", "declaration_void", "peek", "forfeit",
+})  # fmt: skip
+CLAIM = re.compile(r"\[claim: [^\]]*\]")
+
+
+def sentence(event: Event, me: str) -> str:
+    """The event's own sentence as the observations block writes it (no heading, no list mark)."""
+    text = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(lines) == 1, text
+    line = lines[0][2:]
+    return line.split(" The mafia meet on the first night")[0]  # said only when the team is still unknown
+
+
+def facts(view: View, me: str) -> list[tuple[str, Any]]:
+    """Every fact of the view so far, each as what a prompt must show for it."""
+    out: list[tuple[str, Any]] = []
+    for event in view.events:
+        if event.type in SAME_SENTENCE:
+            out.append(("sentence", sentence(event, me)))
+        elif event.type == "speech" and event.data.get("kind") != "channel":
+            data = event.data
+            who = "You" if event.actor == me else str(event.actor)
+            for field in ("nominate", "floor"):
+                value = data.get(field)
+                for target in value if isinstance(value, list | tuple) else [value] if value else []:
+                    out.append(("speech", (who, field[:5], str(target))))
+            if data.get("claim"):
+                rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, "?")], me="?")
+                bracket = CLAIM.search(rendered).group(0)  # type: ignore[union-attr]
+                # the seat's own claim: in its answer (JSON) while that answer is in the prompt
+                out.append(("claim", (bracket, json.dumps(data["claim"]) if event.actor == me else bracket)))
+    return out
+
+
+def found(fact: tuple[str, Any], text: str) -> bool:
+    kind, value = fact
+    if kind == "sentence":
+        return value in text
+    if kind == "claim":
+        return value[0] in text or value[1] in text
+    who, field, target = value
+    return any(line.startswith(f"- {who}") and field in line and target in line for line in text.splitlines())
+
+
+class Twin(SyncPlayer):
+    """A bot or random player whose every decision is rendered into two conversations, the full
+    history and the history folded by day, and checked: no fact the full one shows is missing from
+    the folded one."""
+
+    def __init__(self, name: str, seed: int, full: Conversation, days: Conversation, log: dict[str, Any]) -> None:
+        super().__init__(name)
+        self.inner = BotPlayer(name, seed) if seed % 2 else RandomPlayer(name, seed)
+        self.full, self.days, self.log = full, days, log
+        self.previous = ""
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        for conv in (self.full, self.days):
+            conv.ask(request, view, feedback, "", fixed=True)
+        whole, folded = self.full.serialized(), self.days.serialized()
+        if self.days.kept == 0 and self.previous:
+            self.log["folds"] += 1
+            self.log["records"].append(self.days.messages[0]["content"])
+        else:
+            assert folded.startswith(self.previous), f"{self.name}: the folded prompt changed within day {request.day}"
+        for fact in facts(view, self.name):
+            self.log["checked"] += 1
+            if not found(fact, whole):
+                self.log.setdefault("missing", []).append(fact)
+                continue  # a fact the full prompt does not carry either (none so far: counted below)
+            self.log["in_full"] += 1
+            assert found(fact, folded), f"{self.name}, decision {request.id} (day {request.day}): {fact} lost"
+        action = self.inner.decide_now(request, view, feedback)
+        text = json.dumps(dump_action(action))
+        for conv in (self.full, self.days):
+            conv.answer(text, {"id": f"c{request.id}", "name": action.kind, "arguments": text})
+        self.previous = self.days.serialized()
+        self.log["chars_full"] += len(whole)
+        self.log["chars_days"] += len(folded)
+        return action
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_folded_history_keeps_every_fact(variant):
+    cls = VARIANTS[variant]
+    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    boundaries = 0
+    for seed in (1, 2, 3, 4):
+        seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
+        game = cls(seats, {"hands": 3} if "hands" in cls.Options.model_fields else {}, seed=seed)
+        options = game.options.model_dump(mode="json")
+        players = {
+            n: Twin(
+                n,
+                seed + i,
+                Conversation(n, variant, options, "tools", make_env()),
+                Conversation(n, variant, options, "tools", make_env(), history="days"),
+                log,
+            )
+            for i, n in enumerate(seats)
+        }
+        run_sync(game, players)
+        boundaries += sum(1 for e in game.log if e.type in ("day", "hand") and e.day > 1)
+    assert log["in_full"] == log["checked"], f"in neither prompt (the fact list is wrong): {log.get('missing', [])[:5]}"
+    assert log["in_full"] > 100 and log["folds"] > 0 and boundaries > 0
+    assert log["chars_days"] < log["chars_full"]
+    for record in log["records"]:  # the record reads as the rest of the prompt does
+        for line in _plain_part(record).splitlines():
+            assert INTERNAL.search(line) is None, line
+            for pattern, what in WORDING:
+                assert not pattern.search(line), f"{what} in: {line}"
+
+
+def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
+    cls = VARIANTS["classic"]
+    seats = [f"P{i}" for i in range(1, 10)]
+    game = cls(seats, {}, seed=3)
+    options = game.options.model_dump(mode="json")
+    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    convs = {n: Conversation(n, "classic", options, "tools", make_env(), history="days") for n in seats}
+    players = {n: Twin(n, 7, Conversation(n, "classic", options, "tools", make_env()), convs[n], log) for n in seats}
+    run_sync(game, players)
+    days = max(e.day for e in game.log)
+    assert days >= 2
+    for name, conv in convs.items():
+        seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
+        assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
+    record, _, today = log["records"][-1].partition("Since your last turn:")
+    assert record.startswith("The game before today")
+    assert "<speech" not in record and "Day 1 begins" in record  # the words of earlier days are left out
+    assert today.lstrip().startswith("- Day ")  # the current day from its start, word for word
+
+
+def test_history_is_a_profile_option_and_reaches_the_conversation():
+    from arena.players.llm import make_llm_player
+
+    player = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools&history=days", "Ann", 1, variant="classic")
+    assert player.conversation.history == "days"
+    plain = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools", "Ann", 1, variant="classic")
+    assert plain.conversation.history == "full"
+
+
+def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeypatch):
+    """A classic game of folded model seats killed in day 2 or later and resumed: the stand-in
+    receives exactly the prompts of the uninterrupted game (a seat's record is rebuilt byte for byte)."""
+    from arena.run.resume import resume_game
+    from arena.run.transcript import read_transcript
+    from tests import test_resume
+    from tests.llm_server import FakeModelServer
+
+    plain = test_resume.model_specs
+    monkeypatch.setattr(test_resume, "model_specs", lambda server, seats: {
+        s: spec + ("&history=days" if spec != "bot" else "") for s, spec in plain(server, seats).items()
+    })  # fmt: skip
+    with FakeModelServer(seed=5) as server:
+        whole = asyncio.run(test_resume.model_game(server, tmp_path / "whole.jsonl", None))
+        reference = list(server.log)
+    assert whole.finished
+    folded = [c for c in read_transcript(tmp_path / "whole.jsonl").calls if c["call"]["prompt"]["shared_messages"] == 0]
+    assert any(c["call"]["day"] >= 2 for c in folded), "no model seat folded a day"
+    for crash_at in (70, 110):
+        with FakeModelServer(seed=5, port=server.port) as again:
+            path = tmp_path / f"cut-{crash_at}.jsonl"
+            asyncio.run(test_resume.model_game(again, path, crash_at))
+            before = read_transcript(path)
+            assert before.summary is None and max(e["day"] for e in before.events) >= 2
+            asyncio.run(resume_game(path, factory=test_resume.model_factory))
+            assert sorted(e["prompt"] for e in again.log) == sorted(e["prompt"] for e in reference), crash_at
