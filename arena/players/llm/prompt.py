@@ -398,7 +398,9 @@ class Conversation:
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
         if period <= self.period:
             return None
-        self.period = period
+        first, self.period = self.period < 0 and not self.messages, period
+        if first:  # the seat's first call: nothing to forget, the game so far is read word for word
+            return None
         self.messages = []
         self.last_alive, self.last_schema, self.call_request = None, "", None
         self.groups_seen = set()  # the standing guidance of a group is given again, once a day
