@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 #: the shipped profiles priced (configs/models.toml), in the table's order
 PROFILES = ("gpt-4.1-mini", "gpt-4.1", "haiku", "sonnet")
 #: variant:seats (McKay: variant:seats:hands) — the issue's tables
-CASES = ("classic:9", "classic:7", "cove:10", "village:11", "duel:2:3")
+CASES = ("classic:9", "classic:7", "cove:10", "village:11", "duel:2:12", "duel3:3:6", "trio:3:6")
 #: games ``until_decided`` needed on classic 9 (docs/tournaments.md, with evidence): (median, 80th percentile)
 UNTIL_DECIDED = {
     "bot vs random, overall (c)": (18, 18),

@@ -198,3 +198,34 @@ def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeyp
             asyncio.run(resume_game(path, factory=test_resume.model_factory))
             assert sorted(e["prompt"] for e in again.log) == sorted(e["prompt"] for e in reference), crash_at
     assert later, "no cut fell after a day boundary"
+
+
+@pytest.mark.parametrize(("variant", "size"), [("classic", 9), ("cove", 10), ("village", 11)])
+def test_folded_seats_keep_tools_and_system_fixed_and_most_of_each_prompt_cached(variant, size):
+    """On the stand-in (its prefix cache from 1 024 tokens), folded seats of both providers send the
+    same tools and system prompt all game, and ≥ 85% of their prompt tokens are cache reads."""
+    from arena.players.llm import close_clients, make_llm_player
+    from arena.run.orchestrator import run
+    from tests.llm_server import FakeModelServer, reuse
+    from tests.test_llm_cache import FAST
+
+    async def play() -> tuple[dict[str, Any], list[Any]]:
+        cls = VARIANTS[variant]
+        seats = [f"P{i}" for i in range(1, size + 1)]
+        game = cls(seats, {}, seed=2)
+        options = game.options.model_dump(mode="json")
+        with FakeModelServer(seed=2) as server:
+            players = {}
+            for i, name in enumerate(seats):
+                url, narrow = (server.openai_url, "&allowed_tools=true") if i % 2 else (server.anthropic_url, "")
+                spec = f"{'openai' if i % 2 else 'anthropic'}:fake@{url}?structured=tools{narrow}&history=days"
+                players[name] = make_llm_player(spec, name, 2, variant=variant, options=options, **FAST)
+            await run(game, players)
+            await close_clients()
+            return reuse(server.log), list(players.values())
+
+    seats, players = asyncio.run(play())
+    assert all(figures["fixed"] for figures in seats.values())
+    cached = sum(p.usage.cached_tokens for p in players) / sum(p.usage.input_tokens for p in players)
+    assert cached >= 0.85, cached
+    assert any(r["prompt"]["shared_messages"] == 0 and r["day"] >= 2 for p in players for r in p.calls)

@@ -76,9 +76,9 @@ class Profile(BaseModel):
     context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
     history: Literal["full", "days"] = Field(
-        "full",
+        "days",
         description="The game so far: full = every turn word for word; days = at each new day (hand) the earlier "
-        "days become a fixed record of their facts, the current day word for word (docs/llm.md).",
+        "days become a fixed record of their facts, the current day word for word (docs/llm.md, Dollars).",
     )
 
     @property

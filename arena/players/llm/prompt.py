@@ -9,6 +9,12 @@ appended as it was given: a tool call (whose result, "accepted" or the rejection
 user turn) or the JSON text. Nothing earlier is ever re-rendered, so every call's prompt starts
 with the previous call's whole prompt and providers can serve it from their prefix cache.
 
+With ``history = "days"`` (a profile option, the default) that holds within a day: at a seat's
+first call of a new day (McKay: hand) the messages of the days before are replaced by a record of
+their facts in a fixed format (``blocks/record.j2``, :meth:`Conversation.fold`), and the day goes
+on append-only from there — one cache write per seat per day instead of a prompt that grows with
+the whole game. The record is built from the view alone, so a resumed seat rebuilds it byte for byte.
+
 Messages are kept in one neutral form (``{"role", "content"}``, plus ``call`` on an assistant turn
 that called a tool and ``result`` on the user turn after it); each provider adapter renders
 them its own way, and a plain-text backend reads ``content`` alone.
