@@ -56,6 +56,7 @@ from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
 from .design import GameSpec, build_design, build_round, deals_per_hand
+from .estimate import estimate_lines
 from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
@@ -769,5 +770,8 @@ async def run_tournament(
         except OSError as exc:
             raise ConfigError(f"cannot write to {exc.filename or config.transcripts}: {exc.strerror or exc}") from None
         with Database(config.database) as db:
+            if echo is not None and not replaying:  # the price before the first game (a replay costs nothing)
+                for line in estimate_lines(config, checked, db.total_cost()):
+                    echo(line)
             runner = Runner(config, db, echo, endpoints=endpoints_of(checked), calls=calls, executor=executor, progress=progress)
             return await runner.run()

@@ -1,0 +1,111 @@
+"""The price before a run (arena/tournament/estimate.py): a tournament's likely dollars from the
+dollars table and its design, printed before the first game, with whether cost_cap is likely
+reached; and the dollars table's own arithmetic (benchmarks/dollars.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.players.llm.profiles import load_profiles, resolve_spec
+from arena.tournament.config import parse_tournament
+from arena.tournament.design import build_design
+from arena.tournament.estimate import ANSWER_TOKENS, LIKELY_GAMES, estimate_lines, seat_dollars
+from arena.tournament.runner import check_models, run_tournament
+from tests.llm_server import FakeModelServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+def config(tmp_path: Path, **extra: Any) -> Any:
+    data = {
+        "name": "priced", "games": 4, "database": str(tmp_path / "p.sqlite"), "transcripts": str(tmp_path / "tr"),
+        "models": {"mini": "openai:gpt-4.1-mini", "sonnet": "sonnet"},
+        "variants": [{"name": "classic", "players": 9}],
+        **extra,
+    }  # fmt: skip
+    return parse_tournament(data)
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-estimate")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-estimate")
+
+
+def test_a_fixed_design_is_priced_seat_by_seat(tmp_path):
+    cfg = config(tmp_path)
+    (line,) = estimate_lines(cfg, check_models(cfg))
+    tables = load_profiles()
+    mini, sonnet = resolve_spec("gpt-4.1-mini", tables), resolve_spec("sonnet", tables)
+    expected = 0.0
+    for spec in build_design(cfg):
+        game = spec.make_game()
+        for entry in spec.assignment(game).values():
+            expected += seat_dollars(mini if entry.name == "mini" else sonnet, "classic", 9, 0)
+    assert f"estimated cost: ${expected:,.2f} for {len(build_design(cfg))} games" in line
+    assert f"{ANSWER_TOKENS} tokens a call" in line and expected > 0
+    # a seat of sonnet costs more than one of gpt-4.1-mini, a bigger table more than a smaller one
+    assert seat_dollars(sonnet, "classic", 9, 0) > seat_dollars(mini, "classic", 9, 0) > seat_dollars(mini, "classic", 7, 0)
+    # folded history costs less than the full one
+    full = mini.model_copy(update={"history": "full"})
+    assert seat_dollars(full, "classic", 9, 0) > seat_dollars(mini, "classic", 9, 0)
+
+
+def test_the_cap_is_said_likely_reached_or_not(tmp_path):
+    low = config(tmp_path, cost_cap=0.5)
+    lines = estimate_lines(low, check_models(low))
+    assert len(lines) == 2 and lines[1].startswith("cost_cap $0.50 likely reached after about")
+    high = config(tmp_path, cost_cap=10_000.0)
+    assert estimate_lines(high, check_models(high))[1] == "cost_cap $10000.00 not likely reached"
+    spent = estimate_lines(high, check_models(high), spent=9_999.99)  # a resumed run counts what it spent
+    assert "likely reached after about 0 more games" in spent[1]
+
+
+def test_until_decided_gives_a_likely_range_within_max_games(tmp_path):
+    cfg = config(tmp_path, until_decided=True, max_games=600)
+    (line,) = estimate_lines(cfg, check_models(cfg))
+    assert f"({LIKELY_GAMES[0]} games, a clear difference)" in line
+    assert "(600 games, two close models)" in line and "at most" in line
+
+
+def test_bots_cost_nothing_and_unknown_prices_are_said(tmp_path):
+    bots = config(tmp_path, models={"bot": "bot", "random": "random"})
+    assert estimate_lines(bots, check_models(bots)) == []
+    server = config(tmp_path, models={"mine": "openai:m@http://127.0.0.1:9/v1", "bot": "bot"})
+    (line,) = estimate_lines(server, check_models(server))
+    assert "price unknown for mine" in line
+
+
+def test_the_estimate_is_printed_before_the_first_game(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    lines: list[str] = []
+    with FakeModelServer(seed=5) as server:
+        model = {"spec": f"openai:an@{server.openai_url}", "price_input": 2.0, "price_output": 8.0, "timeout": 20.0}
+        data = {
+            "name": "capped", "games": 4, "concurrency": 1, "cost_cap": 0.0001,
+            "database": str(tmp_path / "c.sqlite"), "transcripts": str(tmp_path / "tr"),
+            "models": {"bot": "bot", "an": model},
+            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1, "max_days": 2}}],
+        }  # fmt: skip
+        report = asyncio.run(run_tournament(parse_tournament(data), lines.append))
+    assert report.cap_reached
+    assert lines[0].startswith("estimated cost: $") and "for 4 games" in lines[0]
+    assert lines[1].startswith("cost_cap $0.00 likely reached after about 0 more games")
+    assert any(line.startswith("[1/4]") for line in lines[2:])
+
+
+def test_the_dollars_table_prices_cache_reads_and_writes_as_each_provider_does():
+    import dollars
+
+    tally = dollars.Tally(games=1, calls=10, prompt=100_000, cached=90_000, written=10_000)
+    tables = load_profiles()
+    mini, haiku = resolve_spec("gpt-4.1-mini", tables), resolve_spec("haiku", tables)
+    # OpenAI: 10k uncached at 0.40, 90k cached at 0.10, 10 × 150 output at 1.60 (per million)
+    assert tally.dollars(mini, 150) == pytest.approx((10_000 * 0.40 + 90_000 * 0.10 + 1_500 * 1.60) / 1e6)
+    # Anthropic: 90k reads at 0.10, 10k writes at 1.25, output at 5.00
+    assert tally.dollars(haiku, 150) == pytest.approx((90_000 * 0.10 + 10_000 * 1.25 + 1_500 * 5.00) / 1e6)
