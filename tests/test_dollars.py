@@ -5,6 +5,7 @@ reached; and the dollars table's own arithmetic (benchmarks/dollars.py)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,34 @@ def test_the_dollars_table_prices_cache_reads_and_writes_as_each_provider_does()
     assert tally.dollars(mini, 150) == pytest.approx((10_000 * 0.40 + 90_000 * 0.10 + 1_500 * 1.60) / 1e6)
     # Anthropic: 90k reads at 0.10, 10k writes at 1.25, output at 5.00
     assert tally.dollars(haiku, 150) == pytest.approx((90_000 * 0.10 + 10_000 * 1.25 + 1_500 * 5.00) / 1e6)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("limit", [300, 120, 0])
+def test_the_thought_bound_is_in_the_schema_and_stated_in_the_question(provider, limit):
+    """The bound a profile sets (``max_thought``, 0 = none) is pydantic's ``maxLength`` on every
+    tool's ``thought`` (folded into the description in OpenAI's strict mode), and the question
+    states the number the schema carries."""
+    from typing import Annotated
+
+    from pydantic import Field, TypeAdapter
+
+    from arena.players.llm import make_llm_player
+    from tests.test_llm_cassettes import first_decision
+
+    _, request, view = first_decision()
+    player = make_llm_player(f"{provider}:m@http://127.0.0.1:9/v1?max_thought={limit}", request.player, 1, variant="classic")
+    kwargs, _, schemas, _ = player.prepare(request, view, None)
+    assert schemas.thought_limit == (limit or None)
+    question = player.conversation.messages[-1]["content"]
+    assert (f"Keep `thought` within {limit} characters." in question) == bool(limit)
+    for tool in kwargs["tools"]:
+        thought = (tool.get("input_schema") or tool["function"]["parameters"])["properties"]["thought"]
+        text = json.dumps(thought)
+        if not limit:
+            assert "maxLength" not in text and "at most" not in text
+        elif provider == "anthropic":  # sent as pydantic made it
+            bounded = TypeAdapter(Annotated[str | None, Field(max_length=limit)]).json_schema()
+            assert thought["anyOf"] == bounded["anyOf"]
+        else:  # strict mode keeps no maxLength: the model reads it in the description
+            assert f"at most {limit} characters" in text and "maxLength" not in text

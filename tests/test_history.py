@@ -163,10 +163,10 @@ def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
 def test_history_is_a_profile_option_and_reaches_the_conversation():
     from arena.players.llm import make_llm_player
 
-    player = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools&history=days", "Ann", 1, variant="classic")
-    assert player.conversation.history == "days"
-    plain = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools", "Ann", 1, variant="classic")
-    assert plain.conversation.history == "full"
+    full = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools&history=full", "Ann", 1, variant="classic")
+    assert full.conversation.history == "full"
+    default = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools", "Ann", 1, variant="classic")
+    assert default.conversation.history == "days"  # shown to lose no fact (above), and cheaper (docs/llm.md)
 
 
 def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeypatch):

@@ -38,7 +38,7 @@ from .modes import picked
 from .profiles import Profile
 from .prompt import Conversation, make_env
 from .providers import Reply, backend_for, context_full, error_body, refused, retry_after, transport_error
-from .schema import KindSchemas
+from .schema import KindSchemas, bound_thought
 from .transport import (
     FORMAT_STREAK,
     CassetteMiss,
@@ -335,14 +335,16 @@ class LLMPlayer:
         """
         wide = request.repertoire
         strict = self.profile.strict_schema
+        # the thought's bound, in the schema itself (schema.bound_thought); a local grammar leaves thought out
+        limit = self.profile.max_thought if self.profile.provider != "local" else 0
         if self.profile.mode == "json_object":  # a server's grammar: the decision's own schema (providers.py)
             exact = KindSchemas(request.json_schema(), False)
             exact.speech = request.max_speech  # type: ignore[attr-defined]  # the grammar's speech bound
             return exact, request.parse
         if wide is None or self.profile.mode == "json_text" or self.profile.provider == "local":
-            return KindSchemas(request.json_schema(), strict), request.parse
+            return KindSchemas(bound_thought(request.json_schema(), limit), strict), request.parse
         if self._fixed is None or self._fixed[0] is not wide:
-            self._fixed = (wide, KindSchemas(wide.json_schema(), strict))
+            self._fixed = (wide, KindSchemas(bound_thought(wide.json_schema(), limit), strict))
         return self._fixed[1].now(list(request.kinds)), wide.parse
 
     def prepare(
@@ -354,7 +356,7 @@ class LLMPlayer:
         schemas, parse = self._schemas(request)
         mode = self.profile.mode
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
-        conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
+        conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit)
         shared_before = conv.kept  # the earlier messages this prompt repeats (none after a day's fold)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)

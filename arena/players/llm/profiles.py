@@ -29,6 +29,9 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "api_key_env": "", "structured": "json_schema", "max_tokens": 256, "attempts": 1, "concurrency": 1, "prompt": "short",
 }  # fmt: skip
 
+#: the default bound of a ``thought`` in characters (docs/llm.md, *Dollars*: chosen by what it costs)
+THOUGHT_CHARS = 300
+
 #: a server of your own (``@URL``): often one process on a CPU that answers one call at a time, so
 #: one call in flight per endpoint and a long wait for each (a queue of seven seats' prompts)
 SERVER_DEFAULTS: dict[str, Any] = {"concurrency": 1, "timeout": 600.0, "retry_budget": 1800.0}
@@ -75,6 +78,12 @@ class Profile(BaseModel):
     check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
     context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
+    max_thought: int = Field(
+        THOUGHT_CHARS,
+        ge=0,
+        description="Characters a `thought` may have, in the schema and the question (0: no bound). Output costs "
+        "4-8x input: at 300 a classic game's thoughts cost under a quarter of its input (docs/llm.md, Dollars).",
+    )
     history: Literal["full", "days"] = Field(
         "days",
         description="The game so far: full = every turn word for word; days = at each new day (hand) the earlier "

@@ -338,12 +338,19 @@ class Conversation:
         return turn
 
     def ask(
-        self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str, fixed: bool = False
+        self,
+        request: DecisionRequest,
+        view: View,
+        feedback: str | None,
+        schema_text: str,
+        fixed: bool = False,
+        thought: int | None = None,
     ) -> dict[str, Any]:
         """Append the user turn for this call (and a placeholder if the last call got no answer).
 
         ``fixed``: the seat's schema is its repertoire, wider than the decision, so the turn also
-        says which of its tools and fields are not for this decision."""
+        says which of its tools and fields are not for this decision. ``thought``: the bound the
+        schema puts on a thought, stated with the answer's form (None: none)."""
         if self.system is None:
             self.start(request)
         events = view.since(self.seen)
@@ -378,6 +385,7 @@ class Conversation:
             short=self.short,
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
             partners=night_partners(request, view.events, self.me),
+            thought_limit=thought,
         )
         if record is not None:
             text = f"{record}\n\n{text}" if record else text
