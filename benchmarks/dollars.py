@@ -47,6 +47,8 @@ UNTIL_DECIDED = {
     "liar vs detective, both skills (a)": (225, 318),
     "ladder rungs in order, overall (b)": (1690, 2220),
 }
+#: thought bounds priced in the thoughts table (characters)
+THOUGHT_BOUNDS = (100, 200, 300, 600, 1200)
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "max_retry_after": 0.01, "retry_budget": 20.0, "timeout": 20.0}
 CACHE_MIN = 1024  # tokens: the shortest prompt a provider caches (OpenAI; Anthropic's Sonnet)
 
@@ -234,22 +236,54 @@ def to_decide(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[
     return lines
 
 
+def thoughts(results: dict[str, dict[str, Tally]]) -> list[str]:
+    """What a thought bound costs in output per classic-9 game (a thought of the bound, 4 characters a
+    token, at every call), beside the game's input dollars with history = days."""
+    base = results.get("classic:9")
+    if not base:
+        return []
+    profiles = priced()
+    days = base["days"]
+    head = ["thought bound (characters)", "tokens a call", *(f"$ {p} (share of input)" for p in PROFILES)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for bound in THOUGHT_BOUNDS:
+        tokens = bound / 4
+        cells = []
+        for p in PROFILES:
+            output = days.calls / max(days.games, 1) * tokens * profiles[p].price_output / 1e6
+            cells.append(f"{output:.3f} ({output / max(days.dollars(profiles[p], 0), 1e-12):.0%})")
+        lines.append(f"| {bound} | {tokens:.0f} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def report(results: dict[str, dict[str, Tally]], answer_tokens: int) -> None:
+    print("\n".join(table(results, answer_tokens)))
+    decide = to_decide(results, answer_tokens)
+    if decide:
+        print("\nDollars to decide (classic 9, every seat one of the two models compared):\n")
+        print("\n".join(decide))
+        print("\nThoughts: output dollars per classic-9 game by the thought's bound (history = days):\n")
+        print("\n".join(thoughts(results)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", nargs="*", default=list(CASES), help="variant:seats[:hands]")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2])
     parser.add_argument("--answer-tokens", type=int, default=150, help="output tokens priced per call")
     parser.add_argument("--json", type=Path, help="also write the measured totals here")
+    parser.add_argument("--from-json", type=Path, help="print the tables of totals written by --json (no game played)")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        results = {c: {h: Tally(**t) for h, t in r.items()} for c, r in saved["results"].items()}
+        report(results, args.answer_tokens)
+        return
     results = measure(args.cases, args.seeds)
     print(f"{len(args.seeds)} game(s) per case and history (seeds {', '.join(map(str, args.seeds))}); every seat a model")
     print(f"on the loopback stand-in; output priced at {args.answer_tokens} tokens a call; dollars per game.\n")
-    print("\n".join(table(results, args.answer_tokens)))
-    decide = to_decide(results, args.answer_tokens)
-    if decide:
-        print("\nDollars to decide (classic 9, every seat one of the two models compared):\n")
-        print("\n".join(decide))
+    report(results, args.answer_tokens)
     print(f"\n{time.perf_counter() - started:.0f} s")
     if args.json:
         data = {c: {h: asdict(t) for h, t in r.items()} for c, r in results.items()}

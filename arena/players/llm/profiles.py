@@ -30,7 +30,7 @@ LOCAL_DEFAULTS: dict[str, Any] = {
 }  # fmt: skip
 
 #: the default bound of a ``thought`` in characters (docs/llm.md, *Dollars*: chosen by what it costs)
-THOUGHT_CHARS = 300
+THOUGHT_CHARS = 200
 
 #: a server of your own (``@URL``): often one process on a CPU that answers one call at a time, so
 #: one call in flight per endpoint and a long wait for each (a queue of seven seats' prompts)
@@ -82,7 +82,7 @@ class Profile(BaseModel):
         THOUGHT_CHARS,
         ge=0,
         description="Characters a `thought` may have, in the schema and the question (0: no bound). Output costs "
-        "4-8x input: at 300 a classic game's thoughts cost under a quarter of its input (docs/llm.md, Dollars).",
+        "4-8x input: at 200 a classic game's thoughts cost at most a third of its input (docs/llm.md, Dollars).",
     )
     history: Literal["full", "days"] = Field(
         "days",
