@@ -3,9 +3,11 @@
 Each model seat of each game of the design is priced from the dollars table (docs/llm.md,
 *Dollars*; ``benchmarks/dollars.py``): the calls and prompt tokens one seat sends in one game of
 that variant, at the measured table size (or match length), with that history, and the share of
-them a provider serves from its cache. Another size is scaled by its ratio to the power 1.5 (a
-bigger table plays longer days and reads more each call: classic 7 → 9 measured ×1.47 and ×1.40);
-another match length likewise by its hands. The seat's profile prices them (its ``cost``: cached
+them a provider serves from its cache. Another size scales the calls by its ratio and the prompt
+tokens by the square of it (a bigger table plays longer days and reads more each call; measured
+classic 7 → 9: ×1.4 to ×2.7 across runs of 4 games, the stand-in's random games vary); another
+match length scales both by its hands (a folded seat reads one hand at a time; a full one, the
+square). The seat's profile prices them (its ``cost``: cached
 reads, Anthropic's cache writes), output at :data:`ANSWER_TOKENS` a call. It is an estimate from
 the loopback stand-in's games, not a quote: real games run longer or shorter, options such as
 ``max_days`` are not read, and a model that is refused more often is asked more.
@@ -29,18 +31,18 @@ ANSWER_TOKENS = 150
 #: (variant, history) -> (players, hands or 0, calls per seat, prompt tokens per seat, cached share),
 #: per game; measured by ``python benchmarks/dollars.py --seeds 1 2 3 4`` (docs/llm.md, Dollars)
 SEAT_GAME: dict[tuple[str, str], tuple[int, int, float, float, float]] = {
-    ("classic", "full"): (9, 0, 40.8, 302_105, 0.963),
-    ("classic", "days"): (9, 0, 40.8, 187_635, 0.934),
-    ("cove", "full"): (10, 0, 10.1, 41_549, 0.895),
-    ("cove", "days"): (10, 0, 10.1, 31_908, 0.853),
-    ("village", "full"): (11, 0, 20.9, 161_527, 0.944),
-    ("village", "days"): (11, 0, 20.9, 99_984, 0.898),
-    ("duel", "full"): (2, 12, 28.5, 165_957, 0.943),
-    ("duel", "days"): (2, 12, 28.5, 85_515, 0.878),
-    ("duel3", "full"): (3, 6, 21.3, 121_501, 0.929),
-    ("duel3", "days"): (3, 6, 21.3, 77_050, 0.880),
-    ("trio", "full"): (3, 6, 85.3, 1_421_998, 0.979),
-    ("trio", "days"): (3, 6, 85.3, 557_693, 0.943),
+    ("classic", "full"): (9, 0, 42.0, 372_632, 0.968),
+    ("classic", "days"): (9, 0, 42.0, 199_895, 0.934),
+    ("cove", "full"): (10, 0, 13.3, 69_240, 0.926),
+    ("cove", "days"): (10, 0, 13.3, 46_406, 0.881),
+    ("village", "full"): (11, 0, 19.2, 146_239, 0.939),
+    ("village", "days"): (11, 0, 19.2, 89_815, 0.890),
+    ("duel", "full"): (2, 12, 27.8, 169_431, 0.941),
+    ("duel", "days"): (2, 12, 27.8, 86_940, 0.874),
+    ("duel3", "full"): (3, 6, 18.2, 102_106, 0.921),
+    ("duel3", "days"): (3, 6, 18.2, 63_613, 0.865),
+    ("trio", "full"): (3, 6, 85.8, 1_492_987, 0.979),
+    ("trio", "days"): (3, 6, 85.8, 587_930, 0.945),
 }
 #: games until_decided needed on classic 9 (docs/tournaments.md): a clear difference, two close models
 LIKELY_GAMES = (18, 2220)
@@ -65,10 +67,9 @@ def seat_dollars(profile: Any, variant: str, players: int, hands: int) -> float:
     if row is None:
         return 0.0
     size, measured_hands, calls, prompt, share = row
-    scale = (players / size) ** 1.5 if size else 1.0
-    if measured_hands and hands:
-        scale *= (hands / measured_hands) ** 1.5
-    prompt, calls = prompt * scale, calls * scale
+    longer = (players / size) * (hands / measured_hands if measured_hands and hands else 1.0)
+    calls *= longer  # a longer game: more calls, each reading more (the whole game, or a longer day)
+    prompt *= longer * (longer if profile.history == "full" or not measured_hands else 1.0)
     usage = {
         "input_tokens": round(prompt),
         "cached_tokens": round(prompt * share),
