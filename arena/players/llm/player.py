@@ -168,6 +168,17 @@ def _json_from_text(text: str) -> Any:
     return _loads(body[start : end + 1])
 
 
+#: characters per token assumed when a server seat checks its prompt against its context: low, so
+#: the estimate errs on the side of folding (English prose runs about 4, JSON schemas about 3)
+CHARS_PER_TOKEN = 3.0
+
+
+def prompt_tokens(kwargs: Mapping[str, Any]) -> int:
+    """A request's prompt in tokens, estimated from its characters (messages, system, tools, format)."""
+    sent = {k: kwargs.get(k) for k in ("system", "messages", "tools", "response_format")}
+    return int(len(json.dumps(sent, ensure_ascii=False, default=str)) / CHARS_PER_TOKEN)
+
+
 def _recorded_reply(call: Mapping[str, Any]) -> Reply:
     """A model's answer as a transcript's ``call`` record keeps it (a resumed game)."""
     return Reply(
@@ -356,10 +367,27 @@ class LLMPlayer:
         schemas, parse = self._schemas(request)
         mode = self.profile.mode
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
+        before = conv.state()
         conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit)
-        shared_before = conv.kept  # the earlier messages this prompt repeats (none after a day's fold)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
+        room = self._room()
+        if room is not None and prompt_tokens(kwargs) > room:  # a server's context: fold what came before now
+            conv.restore(before)
+            conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit,
+                     squeeze=True)  # fmt: skip
+            kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
+            if prompt_tokens(kwargs) > room:
+                raise ContextFull(
+                    endpoint_label(self.profile),
+                    f"seat {self.name} needs about {prompt_tokens(kwargs):,} tokens at {_decision_words(request)} with its "
+                    f"history folded to a record of the game so far; {room:,} fit (context {self.profile.context:,} "
+                    f"less {self.profile.max_tokens:,} for the answer)",
+                    None,  # no call was made
+                    self.profile,
+                    folded=True,
+                )
+        shared_before = conv.kept  # the earlier messages this prompt repeats (none after a day's fold)
         if self.profile.provider == "local":  # its word guard lets a speech name the seats
             kwargs["names"] = list(request.seats)
 
@@ -394,6 +422,15 @@ class LLMPlayer:
         self._tries[request.id] = record["try"]
         self._last_prompt, self._last_structured = prompt, structured_text
         return kwargs, record, schemas, parse
+
+    def _room(self) -> int | None:
+        """Prompt tokens a server seat may send (its ``context`` less the answer's), None: no bound known.
+
+        An official API's window is far beyond a game's folded history; a local model drops turns itself."""
+        context = self.profile.context
+        if context is None or self.profile.base_url is None or self.profile.provider == "local":
+            return None
+        return max(context - self.profile.max_tokens, 0)
 
     # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
     def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:

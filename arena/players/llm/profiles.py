@@ -76,7 +76,12 @@ class Profile(BaseModel):
         3, ge=1, description="Consecutive calls given up on one endpoint, across the table, that stop the game."
     )
     check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
-    context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
+    context: int | None = Field(
+        None,
+        ge=512,
+        description="Context window in tokens: a local model's (None: its own); a server's (None: unknown), which "
+        "the seat fits by folding its history to a record of the game so far when a prompt would not fit.",
+    )
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
     max_thought: int = Field(
         THOUGHT_CHARS,

@@ -345,18 +345,23 @@ class Conversation:
         schema_text: str,
         fixed: bool = False,
         thought: int | None = None,
+        squeeze: bool = False,
     ) -> dict[str, Any]:
         """Append the user turn for this call (and a placeholder if the last call got no answer).
 
         ``fixed``: the seat's schema is its repertoire, wider than the decision, so the turn also
         says which of its tools and fields are not for this decision. ``thought``: the bound the
-        schema puts on a thought, stated with the answer's form (None: none)."""
+        schema puts on a thought, stated with the answer's form (None: none). ``squeeze``: fold
+        everything before this call's new events into the record now (a seat short of context)."""
         if self.system is None:
             self.start(request)
         events = view.since(self.seen)
-        record = self.fold(view, events) if self.history == "days" else None
-        if record is not None:
-            events = [e for e in view.events if e.day >= self.period]
+        if squeeze:
+            record: str | None = self.fold(view, events, now=True)
+        else:
+            record = self.fold(view, events) if self.history == "days" else None
+            if record is not None:
+                events = [e for e in view.events if e.day >= self.period]
         self.kept = len(self.messages)
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": NO_ANSWER})
@@ -399,7 +404,16 @@ class Conversation:
         self.call_request = request.id
         return turn
 
-    def fold(self, view: View, new: Sequence[Event]) -> str | None:
+    def state(self) -> tuple[Any, ...]:
+        """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
+        return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
+                self.call_request, self.period, self.kept)  # fmt: skip
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
+         self.call_request, self.period, self.kept) = state  # fmt: skip
+
+    def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
         """At the first call of a new day (McKay: hand), forget the messages and return the record
         of the earlier days ("" when there are none); None within a day (nothing changes).
 
@@ -410,15 +424,19 @@ class Conversation:
         and a resumed seat rebuilds the same bytes from the same view.
         """
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
-        if period <= self.period:
-            return None
-        first, self.period = self.period < 0 and not self.messages, period
-        if first:  # the seat's first call: nothing to forget, the game so far is read word for word
-            return None
+        if not now:
+            if period <= self.period:
+                return None
+            first, self.period = self.period < 0 and not self.messages, period
+            if first:  # the seat's first call: nothing to forget, the game so far is read word for word
+                return None
+        else:
+            self.period = max(self.period, period)
+        told = view.events[: self.seen] if now else [e for e in view.events if e.day < period]
         self.messages = []
         self.last_alive, self.last_schema, self.call_request = None, "", None
         self.groups_seen = set()  # the standing guidance of a group is given again, once a day
-        earlier = [record_context(e, self.me) for e in view.events if e.day < period and e.type not in UNRECORDED]
+        earlier = [record_context(e, self.me) for e in told if e.type not in UNRECORDED]
         earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
         if not earlier:
             return ""

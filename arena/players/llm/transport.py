@@ -84,13 +84,19 @@ class ContextFull(RequestRefused):
     call would be refused too: the game stops at once (it resumes, with ``arena resume``, once the
     model has room) rather than forfeiting the rest of the seat's decisions."""
 
-    def __init__(self, label: str, reason: str, call_error: str, profile: Profile) -> None:
+    def __init__(self, label: str, reason: str, call_error: str | None, profile: Profile, folded: bool = False) -> None:
         if profile.base_url:
             fix = (
                 "start the server with a larger context (llama-cpp-python: --n_ctx 8192; llama-server: -c 8192; "
                 f"Ollama: num_ctx) or ask for fewer answer tokens (?max_tokens=, now {profile.max_tokens}), "
                 "then arena resume the transcript"
             )
+            if folded:  # the seat folded all it could: only room helps
+                pass
+            elif profile.context is None:  # the seat did not know its room: told it, it folds its history to fit
+                fix += "; in a new game, ?context=N (the server's context in tokens) makes the seat fold its history to fit"
+            else:
+                fix += f"; or a smaller ?context= in a new game (now {profile.context}: the seat folds to fit it)"
         else:
             fix = "the game's history no longer fits this model: a model with a larger context, or a shorter game"
         TransportStop.__init__(self, f"{label}: the prompt is over the model's context ({reason}); {fix}")
