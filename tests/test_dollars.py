@@ -141,3 +141,37 @@ def test_the_thought_bound_is_in_the_schema_and_stated_in_the_question(provider,
             assert thought["anyOf"] == bounded["anyOf"]
         else:  # strict mode keeps no maxLength: the model reads it in the description
             assert f"at most {limit} characters" in text and "maxLength" not in text
+
+
+def test_a_server_that_does_not_report_cached_tokens_reads_unknown_not_zero():
+    """llama-cpp-python's server reuses the prefix but reports no cached tokens: the seat's usage
+    counts such calls, the end-of-game table says "unknown" and the summary a null hit rate."""
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from arena.cli.usage_table import print_usage
+    from arena.players.llm.usage import Usage, anthropic_usage, openai_usage
+
+    silent = openai_usage(SimpleNamespace(prompt_tokens=900, completion_tokens=30, prompt_tokens_details=None))
+    told = openai_usage(
+        SimpleNamespace(prompt_tokens=900, completion_tokens=30, prompt_tokens_details=SimpleNamespace(cached_tokens=0))
+    )
+    assert silent["cache_unknown"] == 1 and "cache_unknown" not in told and told["cached_tokens"] == 0
+    assert anthropic_usage(SimpleNamespace(input_tokens=10, output_tokens=3))["cache_unknown"] == 1
+    assert "cache_unknown" not in anthropic_usage(
+        SimpleNamespace(input_tokens=10, output_tokens=3, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+    )
+    rows = {}
+    for name, tokens in (("Ann", silent), ("Bob", told)):
+        usage = Usage(model="m")
+        usage.add(tokens, 0.0)
+        usage.add(tokens, 0.0)
+        rows[name] = SimpleNamespace(usage=usage, spec=f"openai:m@http://127.0.0.1:8080/v1#{name}")
+    assert rows["Ann"].usage.as_dict()["cache_hit_rate"] is None and rows["Bob"].usage.as_dict()["cache_hit_rate"] == 0.0
+    console = Console(file=io.StringIO(), width=120, record=True)
+    print_usage(console, rows, 1.0)
+    text = console.export_text()
+    cell = {n: [c.strip() for c in next(x for x in text.splitlines() if f"│ {n}" in x).split("│")[1:-1]][4] for n in rows}
+    assert cell == {"Ann": "unknown", "Bob": "0%"}

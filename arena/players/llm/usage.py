@@ -18,6 +18,12 @@ def _get(obj: Any, name: str) -> int:
     return int(value) if isinstance(value, (int, float)) else 0
 
 
+def _unknown(source: Any, name: str) -> dict[str, int]:
+    """``{"cache_unknown": 1}`` when a server did not report its cached tokens (llama-cpp-python's
+    does not, though it reuses the prefix): unknown, which a table must not show as 0%."""
+    return {} if isinstance(getattr(source, name, None) if source is not None else None, int) else {"cache_unknown": 1}
+
+
 def openai_usage(usage: Any) -> dict[str, int]:
     """From a chat completion's ``usage`` (``CompletionUsage``)."""
     prompt = getattr(usage, "prompt_tokens_details", None)
@@ -28,6 +34,7 @@ def openai_usage(usage: Any) -> dict[str, int]:
         "cache_write_tokens": 0,  # OpenAI writes its cache for free
         "output_tokens": _get(usage, "completion_tokens"),
         "reasoning_tokens": _get(completion, "reasoning_tokens"),
+        **_unknown(prompt, "cached_tokens"),
     }
 
 
@@ -41,6 +48,7 @@ def anthropic_usage(usage: Any) -> dict[str, int]:
         "cache_write_tokens": written,
         "output_tokens": _get(usage, "output_tokens"),
         "reasoning_tokens": _get(getattr(usage, "output_tokens_details", None), "thinking_tokens"),
+        **_unknown(usage, "cache_read_input_tokens"),
     }
 
 
@@ -60,20 +68,27 @@ class Usage:
     transport_retries: int = 0
     transport_failures: int = 0  # calls given up after the retry bound (forfeits)
     malformed: int = 0  # answers that did not parse against the schema
+    cache_unknown: int = 0  # calls whose server did not report cached tokens (not the same as none cached)
 
     def add(self, tokens: dict[str, int], cost: float) -> None:
         self.calls += 1
         for name in FIELDS:
             setattr(self, name, getattr(self, name) + tokens.get(name, 0))
+        self.cache_unknown += int(tokens.get("cache_unknown", 0))
         self.cost += cost
 
     @property
     def cache_hit_rate(self) -> float:
         return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
 
+    @property
+    def cache_known(self) -> bool:
+        """Whether the cached share means something: some call's server reported its cached tokens."""
+        return self.cache_unknown < self.calls or not self.calls
+
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["cost"] = round(self.cost, 6)
         out["latency"] = round(self.latency, 3)
-        out["cache_hit_rate"] = round(self.cache_hit_rate, 4)
+        out["cache_hit_rate"] = round(self.cache_hit_rate, 4) if self.cache_known else None  # unknown, not 0
         return out
