@@ -78,8 +78,36 @@ def test_bots_cost_nothing_and_unknown_prices_are_said(tmp_path):
     bots = config(tmp_path, models={"bot": "bot", "random": "random"})
     assert estimate_lines(bots, check_models(bots)) == []
     server = config(tmp_path, models={"mine": "openai:m@http://127.0.0.1:9/v1", "bot": "bot"})
-    (line,) = estimate_lines(server, check_models(server))
-    assert "price unknown for mine" in line
+    assert estimate_lines(server, check_models(server)) == ["estimated cost: price unknown (no prices for mine)"]
+
+
+def test_a_model_without_prices_costs_unknown_not_zero(tmp_path, capsys):
+    """A server model with no prices: its games' lines say "price unknown", the leaderboard shows no
+    cost for it (a bot's stays $0), and games.json / games.csv hold null / empty, not 0.0."""
+    import csv
+
+    from arena.cli import main
+    from arena.report.tournament import report_database
+
+    lines: list[str] = []
+    with FakeModelServer(seed=5) as server:
+        data = {
+            "name": "unpriced", "games": 2, "concurrency": 1, "database": str(tmp_path / "u.sqlite"),
+            "transcripts": str(tmp_path / "tr"),
+            "models": {"bot": "bot", "srv": {"spec": f"openai:m@{server.openai_url}?structured=tools", "timeout": 20.0}},
+            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1, "max_days": 2}}],
+        }  # fmt: skip
+        asyncio.run(run_tournament(parse_tournament(data), lines.append))
+    assert lines[0] == "estimated cost: price unknown (no prices for srv)"
+    assert all(line.endswith("price unknown") for line in lines[1:]), lines
+    assert main(["leaderboard", str(tmp_path / "u.sqlite")]) == 0
+    rows = [x for x in capsys.readouterr().out.splitlines() if x.startswith("cost / game ($)")]
+    assert rows and all(row.split()[-1] == "–" and "0.0000" in row for row in rows)  # bot $0, srv unknown
+    report_database(tmp_path / "u.sqlite", tmp_path / "report")
+    games = json.loads((tmp_path / "report" / "games.json").read_text())
+    assert len(games) == 2 and all(g["cost"] is None for g in games)
+    with (tmp_path / "report" / "games.csv").open() as file:
+        assert all(row["cost"] == "" for row in csv.DictReader(file))
 
 
 def test_the_estimate_is_printed_before_the_first_game(tmp_path, monkeypatch):

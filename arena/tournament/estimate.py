@@ -123,8 +123,10 @@ def estimate_lines(config: TournamentConfig, checked: Mapping[str, Any], spent: 
         worst = result.dollars
         line = f"estimated cost: {_money(result.dollars)} for {result.games} games ({_money(result.per_game)} a game)"
     line += f"; output at {ANSWER_TOKENS} tokens a call (docs/llm.md, Dollars)"
-    if result.unknown:
-        line += f"; price unknown for {', '.join(result.unknown)} (counted as $0)"
+    if result.unknown and not result.dollars:
+        line = f"estimated cost: price unknown (no prices for {', '.join(result.unknown)})"
+    elif result.unknown:
+        line += f"; price unknown for {', '.join(result.unknown)} (not counted)"
     lines = [line]
     if config.cost_cap is not None and result.per_game > 0:
         left = config.cost_cap - spent

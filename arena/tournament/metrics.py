@@ -372,7 +372,8 @@ def team_stats(
             add("brier", error, len(answers))
             add("brier_skill", reference - error, reference)
         add("forfeits", (per_player.get(seat) or {}).get("forfeits", 0), 1)
-        add("cost", (usage.get(seat) or {}).get("cost", 0.0), 1)
+        if (usage.get(seat) or {}).get("cost", 0.0) is not None:  # None: no prices, unknown (not $0)
+            add("cost", (usage.get(seat) or {}).get("cost", 0.0), 1)
     return out
 
 
@@ -428,7 +429,8 @@ def mckay_stats(
             won = 0.0
         out.append(Stat(seat, MATCH, "win", won, 1))
         out.append(Stat(seat, MATCH, "forfeits", float((per_player.get(seat) or {}).get("forfeits", 0)), 1))
-        out.append(Stat(seat, MATCH, "cost", float((usage.get(seat) or {}).get("cost", 0.0)), 1))
+        if (usage.get(seat) or {}).get("cost", 0.0) is not None:  # None: no prices, unknown (not $0)
+            out.append(Stat(seat, MATCH, "cost", float((usage.get(seat) or {}).get("cost", 0.0)), 1))
     return out
 
 

@@ -731,6 +731,9 @@ class GameSession:
             seconds=seconds, transcript=str(writer.path), started=begun, ended=utc_now().isoformat(timespec="seconds"),
         )  # fmt: skip
         cost = record.game["cost"]
+        dollars = f"${cost:.4f}"
+        if not all(u.get("priced", True) for u in usage.values()):  # a seat without prices: unknown, not $0
+            dollars = f"{dollars} + price unknown" if cost else "price unknown"
         mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
         if mckay and game.winner in models:  # a McKay match is won by a seat: name its entrant too
@@ -739,7 +742,7 @@ class GameSession:
         return GameOutcome(
             record,
             f"{spec.first.name} ({'mafia side' if not mckay else 'side A'}) vs {spec.second.name}: "
-            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}{again}",
+            f"{winner} ({game.end_reason}), {seconds:.1f} s, {dollars}{again}",
             cost,
             calls_reused=reused,
         )

@@ -234,7 +234,8 @@ class LLMPlayer:
         retries = self.options.get("retries", 2)
         self._tries_allowed = (retries if isinstance(retries, int) else 2) + 1  # the engine's tries per decision
         self._streak: tuple[str, int] = ("", 0)  # (format reason, decisions in a row lost for it)
-        self.usage = Usage(model=profile.model)
+        priced = bool(profile.price_input or profile.price_output) or profile.provider == "local"
+        self.usage = Usage(model=profile.model, priced=priced)  # no prices: the cost is unknown, not 0
         self.calls: list[dict[str, Any]] = []
         self._last_prompt = ""
         self._last_structured = ""

@@ -69,6 +69,7 @@ class Usage:
     transport_failures: int = 0  # calls given up after the retry bound (forfeits)
     malformed: int = 0  # answers that did not parse against the schema
     cache_unknown: int = 0  # calls whose server did not report cached tokens (not the same as none cached)
+    priced: bool = True  # False: the profile has no prices, so ``cost`` is unknown, not free (a local model is free)
 
     def add(self, tokens: dict[str, int], cost: float) -> None:
         self.calls += 1
@@ -91,4 +92,6 @@ class Usage:
         out["cost"] = round(self.cost, 6)
         out["latency"] = round(self.latency, 3)
         out["cache_hit_rate"] = round(self.cache_hit_rate, 4) if self.cache_known else None  # unknown, not 0
+        if not self.priced:
+            out["cost"] = None  # unknown, not 0 (a leaderboard, games.json/csv read it so)
         return out
