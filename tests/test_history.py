@@ -258,7 +258,7 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
     code, cut = _small(tmp_path / "blind", "")
     assert code == 1 and "over the model's context" in cut.summary["aborted"]
     err = capsys.readouterr().err
-    assert "?context=N (the server's context in tokens) makes the seat fold its history to fit" in err
+    assert "arena resume the transcript: the seat now folds its history to fit the 2,048 tokens the server named" in err
     code, whole = _small(tmp_path / "told", "&context=4096")
     assert code == 0 and whole.complete
     calls = [c["call"] for c in whole.calls]
@@ -280,3 +280,28 @@ def test_a_game_no_folding_fits_stops_at_the_first_call_in_one_line(tmp_path, ca
     assert "fit (context 1,024 less" in err[0] and "(no game was started)" in err[0]
     assert "start the server with a larger context (llama-cpp-python: --n_ctx 8192" in err[0]
     assert "?context=" not in err[0].split("fit (context")[1]  # folding cannot help: only room does
+
+
+def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_the_rules(tmp_path, capsys):
+    """Untold, the seat's first prompt over the server's context is refused and the game stops;
+    the refusal names the context (4,096 tokens here), the call's record keeps it, and `arena
+    resume` goes on with the seat folding its history to fit it: the game ends by the rules."""
+    from arena.cli import main
+    from tests.test_server_modes import SmallContextServer, play, transcript
+
+    class Named(SmallContextServer):
+        FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
+
+    with Named(seed=2) as server:
+        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256") == 1
+        err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
+        assert len(err) == 1 and "arena resume the transcript: the seat now folds its history to fit the 4,096 tokens" in err[0]
+        cut = transcript(tmp_path)
+        refused = [c["call"] for c in cut.calls if c["call"]["outcome"] == "transport_failed"]
+        assert [c["context"] for c in refused] == [4096]
+        (path,) = (tmp_path / "tr").glob("*.jsonl")
+        assert main(["resume", str(path), "--quiet"]) == 0
+    whole = transcript(tmp_path)
+    assert whole.complete and not [c for c in whole.calls[len(cut.calls) :] if c["call"]["outcome"] == "transport_failed"]
+    after = [c["call"] for c in whole.calls[len(cut.calls) :]]
+    assert any(c["prompt"]["shared_messages"] == 0 and c["request"] == refused[0]["request"] for c in after)

@@ -336,6 +336,11 @@ def prepare_resume(
         for observer in watchers:
             observer(game)
 
+    for seat, player in seated.items():  # a context a server named in a refusal: known before the rebuild
+        if hasattr(player, "learn_recorded"):
+            player.learn_recorded(
+                [c["call"] for c in transcript.calls if c.get("player") == seat and isinstance(c.get("call"), dict)]
+            )
     rebuilt = rebuild(transcript, rehearse, game=start, resolved=resolved if watchers else None)
     game = rebuilt.game
     check = compare(dataclasses.replace(transcript, summary=None), game, rebuilt.stopped)  # a stop's summary goes

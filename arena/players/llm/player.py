@@ -242,6 +242,7 @@ class LLMPlayer:
         self._tries: dict[int, int] = {}
         self._fixed: tuple[Any, KindSchemas] | None = None  # (repertoire, its schemas): built once a game
         self._recalled: dict[tuple[int, int], dict[str, Any]] = {}  # (request, try) -> a recorded call (resume)
+        self._fit_from: int | None = None  # the decision from which a context learned from a refusal holds
         self.cache_key = "arena-" + hashlib.sha256(f"{seed}:{name}:{profile.model}".encode()).hexdigest()[:16]
 
     def __repr__(self) -> str:  # never shows the key
@@ -372,14 +373,14 @@ class LLMPlayer:
         conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
-        room = self._room()
+        room = self._room(request)
         if room is not None and prompt_tokens(kwargs) > room:  # a server's context: fold what came before now
             conv.restore(before)
             conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit,
                      squeeze=True)  # fmt: skip
             kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
-            if prompt_tokens(kwargs) > room:
-                raise ContextFull(
+            if prompt_tokens(kwargs) > room and self._fit_from is None:  # a learned context may have grown since:
+                raise ContextFull(  # the server says; a context told by the profile is the seat's to keep
                     endpoint_label(self.profile),
                     f"seat {self.name} needs about {prompt_tokens(kwargs):,} tokens at {_decision_words(request)} with its "
                     f"history folded to a record of the game so far; {room:,} fit (context {self.profile.context:,} "
@@ -424,14 +425,26 @@ class LLMPlayer:
         self._last_prompt, self._last_structured = prompt, structured_text
         return kwargs, record, schemas, parse
 
-    def _room(self) -> int | None:
+    def _room(self, request: DecisionRequest) -> int | None:
         """Prompt tokens a server seat may send (its ``context`` less the answer's), None: no bound known.
 
-        An official API's window is far beyond a game's folded history; a local model drops turns itself."""
+        An official API's window is far beyond a game's folded history; a local model drops turns itself.
+        A context learned from a refusal holds from the refused decision on (:meth:`learn_recorded`)."""
         context = self.profile.context
         if context is None or self.profile.base_url is None or self.profile.provider == "local":
             return None
+        if self._fit_from is not None and request.id < self._fit_from:
+            return None
         return max(context - self.profile.max_tokens, 0)
+
+    def learn_recorded(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Before a resumed game is rebuilt: the context a server named when it refused this seat's
+        prompt (the call's record keeps it), from the refused decision on, so the seat now folds its
+        history to fit, and the calls before it are rebuilt as they were sent."""
+        for call in calls:
+            if isinstance(call.get("context"), int) and self.profile.context is None:
+                self.profile = self.profile.model_copy(update={"context": call["context"]})
+                self._fit_from = int(call.get("request") or 0)
 
     # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
     def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:
@@ -483,6 +496,8 @@ class LLMPlayer:
         except (EndpointDown, RequestRefused) as exc:
             if exc.call_error is not None:  # this call failed and tripped the breaker: it is on the record
                 record.update(latency=round(time.perf_counter() - started, 3), outcome="transport_failed", error=exc.call_error)
+                if isinstance(exc, ContextFull) and exc.learned is not None:
+                    record["context"] = exc.learned  # what a resumed seat fits (learn_recorded)
                 self.usage.latency += record["latency"]
                 self.usage.transport_failures += 1
                 self._emit(record)
