@@ -169,7 +169,7 @@ def test_history_is_a_profile_option_and_reaches_the_conversation():
     assert default.conversation.history == "days"  # shown to lose no fact (above), and cheaper (docs/llm.md)
 
 
-@pytest.mark.parametrize("extra", ["", "&context=5000&max_tokens=256"])
+@pytest.mark.parametrize("extra", ["", "&context=6000&max_tokens=256"])
 def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeypatch, extra):
     """A classic game of folded model seats killed in day 2 or later and resumed: the stand-in
     receives exactly the prompts of the uninterrupted game (a seat's record is rebuilt byte for byte),
@@ -183,7 +183,7 @@ def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeyp
     monkeypatch.setattr(test_resume, "model_specs", lambda server, seats: {
         s: spec + (f"&history=days{extra}" if spec != "bot" else "") for s, spec in plain(server, seats).items()
     })  # fmt: skip
-    monkeypatch.setattr(FakeModelServer, "limit", 12_000 if extra else 10**9)
+    monkeypatch.setattr(FakeModelServer, "limit", 16_000 if extra else 10**9)
     with FakeModelServer(seed=5) as server:
         whole = asyncio.run(test_resume.model_game(server, tmp_path / "whole.jsonl", None))
         reference = list(server.log)
@@ -269,7 +269,7 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
         squeezed += [c for c, before in pairs if c["prompt"]["shared_messages"] == 0 and c["day"] == before["day"]]
     assert squeezed, "no seat folded within a day"
     assert all(c["outcome"] != "transport_failed" for c in calls)
-    assert "The game before today" in json.dumps(squeezed[0]["prompt"]["new_messages"])
+    assert "The game so far, as the moderator's record" in json.dumps(squeezed[0]["prompt"]["new_messages"])
 
 
 def test_a_game_no_folding_fits_stops_at_the_first_call_in_one_line(tmp_path, capsys):
@@ -289,11 +289,11 @@ def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_
     from arena.cli import main
     from tests.test_server_modes import SmallContextServer, play, transcript
 
-    class Named(SmallContextServer):
+    class Named(SmallContextServer):  # 12,000 characters of messages: about 4,096 tokens at 3 a token
         FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
 
     with Named(seed=2) as server:
-        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256") == 1
+        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256&history=full") == 1
         err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
         assert len(err) == 1 and "arena resume the transcript: the seat now folds its history to fit the 4,096 tokens" in err[0]
         cut = transcript(tmp_path)

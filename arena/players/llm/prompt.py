@@ -440,7 +440,7 @@ class Conversation:
         earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
         if not earlier:
             return ""
-        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, record=True))
+        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, record=True, now=now))
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
         """Append the model's answer: its JSON text, and the tool call it made, if it made one."""
