@@ -43,7 +43,9 @@ async def _play(variant: str, seed: int) -> tuple[Game, dict[str, Any], list[dic
             provider, mode = STYLES[i % len(STYLES)]
             url = server.openai_url if provider == "openai" else server.anthropic_url
             narrow = "&allowed_tools=true" if provider == "openai" else ""  # as on the official endpoint
-            spec = f"{provider}:fake-{mode}@{url}?structured={mode}{narrow}"
+            # the append-only history these aims were set for (history = days: tests/test_history.py), and
+            # no thought bound: the stand-in answers by the request's hash, these seeds were picked without one
+            spec = f"{provider}:fake-{mode}@{url}?structured={mode}{narrow}&history=full&max_thought=0"
             players[name] = make_llm_player(spec, name, seed, recorder=records.append, variant=variant, options=options, **FAST)
         await run(game, players)
         await close_clients()

@@ -66,9 +66,11 @@ def test_tournament_with_model_seats(tmp_path):
         report = asyncio.run(run_tournament(cfg, lines.append))
         server_log = list(server.log)
     assert report.played == 12 and not report.failed and report.not_started == 0
-    # the check's line for the server of its own (its mode and time, as arena play prints it), then the games
-    check, *lines = lines
+    # the check's line for the server of its own (its mode and time, as arena play prints it), then the
+    # price before the first game (docs/tournaments.md), then the games
+    check, price, *lines = lines
     assert check.startswith(server.openai_url + ": using tools (required) (checked in"), check
+    assert price.startswith("estimated cost: $"), price
     assert len(lines) == 12 and all(line.startswith("[") for line in lines)
     # a McKay match is won by a seat, named with its entrant ("Sam (match)" did not say whose it was)
     assert all(re.search(r"\(side A\) vs \w+: (draw|nobody|\w+ of (bot|oa|an)) \(", line) for line in lines if "duel/" in line)

@@ -96,11 +96,6 @@ def _forfeits(game: Game | None) -> dict[str, int]:
     return {seat: counts["forfeits"] for seat, counts in answer_counts(game).items()}
 
 
-def _cache_known(usage: Any) -> bool:
-    """A server that never reported its cache (llama-cpp-python's) reads "unknown", never "0%"."""
-    return bool(getattr(usage, "cache_known", True))
-
-
 def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, game: Game | None = None) -> None:
     """The model seats' end table: calls, tokens, the share of prompt tokens served from a cache,
     speed and cost, so a slow or expensive seat shows at once; then each seat's forfeits (from the
@@ -133,8 +128,9 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
     lines: list[list[str]] = []
 
     def line(name: str, spec: str, calls: int, prompt: int, cached: int, output: int, seconds: float, busy: float, cost: float,
-             lost: int | None, failed: int, known: bool = True) -> None:  # fmt: skip
-        share = f"{cached / prompt:.0%}" if prompt and known else "unknown" if prompt else "-"
+             lost: int | None, failed: int, unknown: int = 0) -> None:  # fmt: skip
+        # a server that does not report its cached tokens: unknown, not 0%
+        share = "unknown" if calls and unknown >= calls else f"{cached / prompt:.0%}" if prompt else "-"
         cells = [name, spec, f"{calls:,}", f"{prompt:,}", share, f"{output:,}"]
         cells += [f"{output / busy:.0f}" if busy else "-", f"{seconds:.1f}", f"{cost:.4f}"]
         cells += ["-" if lost is None else f"{lost:,}", f"{failed:,}"]
@@ -142,13 +138,14 @@ def print_usage(console: Console, players: Mapping[str, Any], elapsed: float, ga
 
     for name, spec, u, seconds, busy in rows:
         line(name, labels[spec], u.calls, u.input_tokens, u.cached_tokens, u.output_tokens, seconds, busy, u.cost,
-             forfeits.get(name) if game is not None else None, u.transport_failures, _cache_known(u))  # fmt: skip
+             forfeits.get(name) if game is not None else None, u.transport_failures,
+             getattr(u, "cache_unknown", 0))  # fmt: skip
     if len(rows) > 1:
         sums = [sum(getattr(r[2], key) for r in rows) for key in ("calls", "input_tokens", "cached_tokens", "output_tokens")]
         seconds, busy, cost = sum(r[3] for r in rows), sum(r[4] for r in rows), sum(r[2].cost for r in rows)
         lost = sum(forfeits.get(r[0], 0) for r in rows) if game is not None else None
-        known = any(_cache_known(r[2]) for r in rows)
-        line("all", "", *sums, seconds, busy, cost, lost, sum(r[2].transport_failures for r in rows), known)
+        unknown = sum(getattr(r[2], "cache_unknown", 0) for r in rows)
+        line("all", "", *sums, seconds, busy, cost, lost, sum(r[2].transport_failures for r in rows), unknown)
     cells = list(zip(*lines, strict=True))
     headers = ("seat", "player", "calls", "prompt tok", "cached", "output tok", "tok/s", "seconds", "cost $")
     columns = [Column(h, list(c), number=h not in ("seat", "player")) for h, c in zip(headers, cells, strict=False)]

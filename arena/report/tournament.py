@@ -237,7 +237,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
         "games": write_table(out, "games", columns, [
             [r["key"], r["variant"], r["players"], r["round"], r["seed"], r["pairing"], r["first"], r["second"],
              r.get("won_by", ""), r["result"] if r.get("winner") is not None else "", r.get("days"),
-             None if r["key"] in unpriced else r.get("cost")]  # an unpriced model's game: null, not $0
+             None if r["key"] in unpriced else r.get("cost")]  # a seat without prices: unknown (null), not 0
             for r in rows
         ]),
         "leaderboard": write_tables(out, "leaderboard", [

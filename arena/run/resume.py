@@ -345,6 +345,12 @@ def prepare_resume(
         for observer in watchers:
             observer(game)
 
+    for seat, player in seated.items():  # a context a server named in a refusal: known before the rebuild,
+        if hasattr(player, "learn_recorded"):  # to every seat of the same spec (the same server)
+            same = {s for s in seats if specs.get(s) == specs.get(seat)}
+            player.learn_recorded(
+                [c["call"] for c in transcript.calls if c.get("player") in same and isinstance(c.get("call"), dict)]
+            )
     rebuilt = rebuild(
         transcript,
         rehearse,

@@ -372,15 +372,9 @@ def team_stats(
             add("brier", error, len(answers))
             add("brier_skill", reference - error, reference)
         add("forfeits", (per_player.get(seat) or {}).get("forfeits", 0), 1)
-        if _priced(usage.get(seat)):
+        if (usage.get(seat) or {}).get("cost", 0.0) is not None:  # None: no prices, unknown (not $0)
             add("cost", (usage.get(seat) or {}).get("cost", 0.0), 1)
     return out
-
-
-def _priced(usage: Any) -> bool:
-    """Whether a seat's dollars are known: a model seat whose profile has no prices spent an unknown
-    amount, not $0 (its cost is left out, so tables say "unknown"); bots and local models cost $0."""
-    return not isinstance(usage, Mapping) or usage.get("priced", True) is not False
 
 
 # ---- McKay's games --------------------------------------------------------------------------------
@@ -435,7 +429,7 @@ def mckay_stats(
             won = 0.0
         out.append(Stat(seat, MATCH, "win", won, 1))
         out.append(Stat(seat, MATCH, "forfeits", float((per_player.get(seat) or {}).get("forfeits", 0)), 1))
-        if _priced(usage.get(seat)):
+        if (usage.get(seat) or {}).get("cost", 0.0) is not None:  # None: no prices, unknown (not $0)
             out.append(Stat(seat, MATCH, "cost", float((usage.get(seat) or {}).get("cost", 0.0)), 1))
     return out
 

@@ -57,6 +57,7 @@ from .beliefs import BeliefProbe
 from .config import ModelEntry, TournamentConfig
 from .db import Database, DatabaseError, GameRecord
 from .design import GameSpec, build_design, build_round, deals_per_hand
+from .estimate import estimate_lines
 from .lock import WriterLock
 from .metrics import MATCH, Belief, Stat, game_stats, transcript_stats
 
@@ -790,6 +791,9 @@ class GameSession:
             seconds=seconds, transcript=str(writer.path), started=begun, ended=utc_now().isoformat(timespec="seconds"),
         )  # fmt: skip
         cost = record.game["cost"]
+        dollars = f"${cost:.4f}"
+        if not all(u.get("priced", True) for u in usage.values()):  # a seat without prices: unknown, not $0
+            dollars = f"{dollars} + price unknown" if cost else "price unknown"
         mckay = deals_per_hand(spec.variant)
         winner = game.winner or "nobody"
         if mckay and game.winner in models:  # a McKay match is won by a seat: name its entrant too
@@ -798,7 +802,7 @@ class GameSession:
         return GameOutcome(
             record,
             f"{spec.first.name} ({'mafia side' if not mckay else 'side A'}) vs {spec.second.name}: "
-            f"{winner} ({game.end_reason}), {seconds:.1f} s, ${cost:.4f}{again}",
+            f"{winner} ({game.end_reason}), {seconds:.1f} s, {dollars}{again}",
             cost,
             calls_reused=reused,
         )
@@ -829,5 +833,8 @@ async def run_tournament(
         except OSError as exc:
             raise ConfigError(f"cannot write to {exc.filename or config.transcripts}: {exc.strerror or exc}") from None
         with Database(config.database) as db:
+            if echo is not None and not replaying:  # the price before the first game (a replay costs nothing)
+                for line in estimate_lines(config, checked, db.total_cost()):
+                    echo(line)
             runner = Runner(config, db, echo, endpoints=endpoints_of(checked), calls=calls, executor=executor, progress=progress)
             return await runner.run()

@@ -38,7 +38,7 @@ from .modes import picked
 from .profiles import Profile
 from .prompt import Conversation, make_env
 from .providers import Reply, backend_for, context_full, error_body, refused, retry_after, transport_error
-from .schema import KindSchemas
+from .schema import KindSchemas, bound_thought
 from .transport import (
     FORMAT_STREAK,
     CassetteMiss,
@@ -168,6 +168,17 @@ def _json_from_text(text: str) -> Any:
     return _loads(body[start : end + 1])
 
 
+#: characters per token assumed when a server seat checks its prompt against its context: low, so
+#: the estimate errs on the side of folding (English prose runs about 4, JSON schemas about 3)
+CHARS_PER_TOKEN = 3.0
+
+
+def prompt_tokens(kwargs: Mapping[str, Any]) -> int:
+    """A request's prompt in tokens, estimated from its characters (messages, system, tools, format)."""
+    sent = {k: kwargs.get(k) for k in ("system", "messages", "tools", "response_format")}
+    return int(len(json.dumps(sent, ensure_ascii=False, default=str)) / CHARS_PER_TOKEN)
+
+
 def _recorded_reply(call: Mapping[str, Any]) -> Reply:
     """A model's answer as a transcript's ``call`` record keeps it (a resumed game)."""
     return Reply(
@@ -212,7 +223,9 @@ class LLMPlayer:
         else:
             self.backend = backend_for(profile)
         short = profile.prompt == "short"
-        self.conversation = Conversation(name, variant, options, prompt_mode(profile.mode), make_env(), short=short)
+        self.conversation = Conversation(
+            name, variant, options, prompt_mode(profile.mode), make_env(), short=short, history=profile.history
+        )
         self.variant, self.options = variant, dict(options or {})
         self.forced = profile.structured is not None  # the spec or profile set the mode (not the check)
         mode = picked(profile)
@@ -221,8 +234,8 @@ class LLMPlayer:
         retries = self.options.get("retries", 2)
         self._tries_allowed = (retries if isinstance(retries, int) else 2) + 1  # the engine's tries per decision
         self._streak: tuple[str, int] = ("", 0)  # (format reason, decisions in a row lost for it)
-        priced = profile.provider == "local" or bool(profile.price_input or profile.price_output)
-        self.usage = Usage(model=profile.model, priced=priced)
+        priced = bool(profile.price_input or profile.price_output) or profile.provider == "local"
+        self.usage = Usage(model=profile.model, priced=priced)  # no prices: the cost is unknown, not 0
         self.calls: list[dict[str, Any]] = []
         self._last_prompt = ""
         self._last_structured = ""
@@ -230,6 +243,7 @@ class LLMPlayer:
         self._numbers: dict[int, int] = {}  # request id -> the seat's own decision number (tool call ids)
         self._fixed: tuple[Any, KindSchemas] | None = None  # (repertoire, its schemas): built once a game
         self._recalled: dict[tuple[int, int], dict[str, Any]] = {}  # (request, try) -> a recorded call (resume)
+        self._fit_from: int | None = None  # the decision from which a context learned from a refusal holds
         self.cache_key = "arena-" + hashlib.sha256(f"{seed}:{name}:{profile.model}".encode()).hexdigest()[:16]
 
     def __repr__(self) -> str:  # never shows the key
@@ -342,14 +356,16 @@ class LLMPlayer:
         """
         wide = request.repertoire
         strict = self.profile.strict_schema
+        # the thought's bound, in the schema itself (schema.bound_thought); a local grammar leaves thought out
+        limit = self.profile.max_thought if self.profile.provider != "local" else 0
         if self.profile.mode == "json_object":  # a server's grammar: the decision's own schema (providers.py)
             exact = KindSchemas(request.json_schema(), False)
             exact.speech = request.max_speech  # type: ignore[attr-defined]  # the grammar's speech bound
             return exact, request.parse
         if wide is None or self.profile.mode == "json_text" or self.profile.provider == "local":
-            return KindSchemas(request.json_schema(), strict), request.parse
+            return KindSchemas(bound_thought(request.json_schema(), limit), strict), request.parse
         if self._fixed is None or self._fixed[0] is not wide:
-            self._fixed = (wide, KindSchemas(wide.json_schema(), strict))
+            self._fixed = (wide, KindSchemas(bound_thought(wide.json_schema(), limit), strict))
         return self._fixed[1].now(list(request.kinds)), wide.parse
 
     def prepare(
@@ -361,10 +377,27 @@ class LLMPlayer:
         schemas, parse = self._schemas(request)
         mode = self.profile.mode
         schema_text = json.dumps(schemas.union(), ensure_ascii=False, indent=1) if mode == "json_text" else ""
-        shared_before = len(conv.messages)
-        conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse)
+        before = conv.state()
+        conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit)
         structured = self.backend.structured(schemas)
         kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
+        room = self._room(request)
+        if room is not None and prompt_tokens(kwargs) > room:  # a server's context: fold what came before now
+            conv.restore(before)
+            conv.ask(request, view, feedback, schema_text, fixed=parse is not request.parse, thought=schemas.thought_limit,
+                     squeeze=True)  # fmt: skip
+            kwargs = self.backend.build(conv.system or "", conv.messages, structured, self.cache_key)
+            if prompt_tokens(kwargs) > room and self._fit_from is None:  # a learned context may have grown since:
+                raise ContextFull(  # the server says; a context told by the profile is the seat's to keep
+                    endpoint_label(self.profile),
+                    f"seat {self.name} needs about {prompt_tokens(kwargs):,} tokens at {_decision_words(request)} with its "
+                    f"history folded to a record of the game so far; {room:,} fit (context {self.profile.context:,} "
+                    f"less {self.profile.max_tokens:,} for the answer)",
+                    None,  # no call was made
+                    self.profile,
+                    folded=True,
+                )
+        shared_before = conv.kept  # the earlier messages this prompt repeats (none after a day's fold)
         if self.profile.provider == "local":  # its word guard lets a speech name the seats
             kwargs["names"] = list(request.seats)
 
@@ -400,6 +433,27 @@ class LLMPlayer:
         self._numbers.setdefault(request.id, len(self._numbers) + 1)
         self._last_prompt, self._last_structured = prompt, structured_text
         return kwargs, record, schemas, parse
+
+    def _room(self, request: DecisionRequest) -> int | None:
+        """Prompt tokens a server seat may send (its ``context`` less the answer's), None: no bound known.
+
+        An official API's window is far beyond a game's folded history; a local model drops turns itself.
+        A context learned from a refusal holds from the refused decision on (:meth:`learn_recorded`)."""
+        context = self.profile.context
+        if context is None or self.profile.base_url is None or self.profile.provider == "local":
+            return None
+        if self._fit_from is not None and request.id < self._fit_from:
+            return None
+        return max(context - self.profile.max_tokens, 0)
+
+    def learn_recorded(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Before a resumed game is rebuilt: the context a server named when it refused this seat's
+        prompt (the call's record keeps it), from the refused decision on, so the seat now folds its
+        history to fit, and the calls before it are rebuilt as they were sent."""
+        for call in calls:
+            if isinstance(call.get("context"), int) and self.profile.context is None:
+                self.profile = self.profile.model_copy(update={"context": call["context"]})
+                self._fit_from = int(call.get("request") or 0)
 
     # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
     def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:
@@ -464,6 +518,8 @@ class LLMPlayer:
             if exc.call_error is not None:  # this call failed and tripped the breaker: it is on the record
                 record.update(latency=round(took(), 3), outcome="transport_failed", error=exc.call_error)
                 queued()
+                if isinstance(exc, ContextFull) and exc.learned is not None:
+                    record["context"] = exc.learned  # what a resumed seat fits (learn_recorded)
                 self.usage.latency += record["latency"]
                 self.usage.transport_failures += 1
                 self._emit(record)

@@ -29,6 +29,9 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "api_key_env": "", "structured": "json_schema", "max_tokens": 256, "attempts": 1, "concurrency": 1, "prompt": "short",
 }  # fmt: skip
 
+#: the default bound of a ``thought`` in characters (docs/llm.md, *Dollars*: chosen by what it costs)
+THOUGHT_CHARS = 200
+
 #: a server of your own (``@URL``): often one process on a CPU that answers one call at a time, so
 #: one call in flight per endpoint and a long wait for each (a queue of seven seats' prompts)
 SERVER_DEFAULTS: dict[str, Any] = {"concurrency": 1, "timeout": 600.0, "retry_budget": 1800.0}
@@ -73,8 +76,24 @@ class Profile(BaseModel):
         3, ge=1, description="Consecutive calls given up on one endpoint, across the table, that stop the game."
     )
     check_timeout: float = Field(3.0, gt=0, description="Seconds for each request of the check before the game.")
-    context: int | None = Field(None, ge=512, description="Context window in tokens of a local model (None: its own).")
+    context: int | None = Field(
+        None,
+        ge=512,
+        description="Context window in tokens: a local model's (None: its own); a server's (None: unknown), which "
+        "the seat fits by folding its history to a record of the game so far when a prompt would not fit.",
+    )
     prompt: Literal["full", "short"] = Field("full", description="System prompt: short = conduct rules in brief, seat last.")
+    max_thought: int = Field(
+        THOUGHT_CHARS,
+        ge=0,
+        description="Characters a `thought` may have, in the schema and the question (0: no bound). Output costs "
+        "4-8x input: at 200 a classic game's thoughts cost at most a third of its input (docs/llm.md, Dollars).",
+    )
+    history: Literal["full", "days"] = Field(
+        "days",
+        description="The game so far: full = every turn word for word; days = at each new day (hand) the earlier "
+        "days become a fixed record of their facts, the current day word for word (docs/llm.md, Dollars).",
+    )
 
     @property
     def mode(self) -> str:

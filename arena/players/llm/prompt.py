@@ -9,6 +9,12 @@ appended as it was given: a tool call (whose result, "accepted" or the rejection
 user turn) or the JSON text. Nothing earlier is ever re-rendered, so every call's prompt starts
 with the previous call's whole prompt and providers can serve it from their prefix cache.
 
+With ``history = "days"`` (a profile option, the default) that holds within a day: at a seat's
+first call of a new day (McKay: hand) the messages of the days before are replaced by a record of
+their facts in a fixed format (``blocks/record.j2``, :meth:`Conversation.fold`), and the day goes
+on append-only from there — one cache write per seat per day instead of a prompt that grows with
+the whole game. The record is built from the view alone, so a resumed seat rebuilds it byte for byte.
+
 Messages are kept in one neutral form (``{"role", "content"}``, plus ``call`` on an assistant turn
 that called a tool and ``result`` on the user turn after it); each provider adapter renders
 them its own way, and a plain-text backend reads ``content`` alone.
@@ -174,6 +180,27 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
     }
 
 
+#: events that open a day (McKay: a hand); with ``history = "days"`` the days before the newest are folded
+BOUNDARIES = frozenset({"day", "hand"})
+#: events the record of earlier days leaves out: the moderator's rejections (the answer that followed is kept)
+UNRECORDED = frozenset({"rejected"})
+#: the seat's own answers the record leaves out because a public event states them (its speeches; its
+#: votes, named in every vote's result)
+STATED = frozenset({"speak", "verdict", "vote"})
+
+
+def record_context(event: Event, me: str) -> dict[str, Any]:
+    """An event as the record of earlier days reads it: a speech without its words, the seat's own
+    answer without its thought (the moves stay: a kill, a check, a vote)."""
+    context = event_context(event, me)
+    data = context["data"]
+    if event.type == "speech":
+        data.pop("text", None)
+    if event.type == "action" and isinstance(data.get("action"), dict):
+        data["action"] = {k: v for k, v in data["action"].items() if k not in ("thought", "speech")}
+    return context
+
+
 def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, Any]:
     excluded: dict[str, list[str]] = {}  # one reason, the names it excludes (in seat order)
     for who, why in spec.forbidden.items():
@@ -265,9 +292,13 @@ class Conversation:
         mode: str,
         env: jinja2.Environment,
         short: bool = False,
+        history: str = "full",
     ) -> None:
         self.me = me
         self.short = short  # the short system prompt (small local models): see prompts/system/_base.j2
+        self.history = history  # "days": earlier days folded into a record at each new day (fold)
+        self.period = -1  # the day (McKay: hand) of the newest boundary folded so far
+        self.kept = 0  # messages of the previous prompt the last ask kept (0 after a fold)
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -309,17 +340,33 @@ class Conversation:
         return turn
 
     def ask(
-        self, request: DecisionRequest, view: View, feedback: str | None, schema_text: str, fixed: bool = False
+        self,
+        request: DecisionRequest,
+        view: View,
+        feedback: str | None,
+        schema_text: str,
+        fixed: bool = False,
+        thought: int | None = None,
+        squeeze: bool = False,
     ) -> dict[str, Any]:
         """Append the user turn for this call (and a placeholder if the last call got no answer).
 
         ``fixed``: the seat's schema is its repertoire, wider than the decision, so the turn also
-        says which of its tools and fields are not for this decision."""
+        says which of its tools and fields are not for this decision. ``thought``: the bound the
+        schema puts on a thought, stated with the answer's form (None: none). ``squeeze``: fold
+        everything before this call's new events into the record now (a seat short of context)."""
         if self.system is None:
             self.start(request)
+        events = view.since(self.seen)
+        if squeeze:
+            record: str | None = self.fold(view, events, now=True)
+        else:
+            record = self.fold(view, events) if self.history == "days" else None
+            if record is not None:
+                events = [e for e in view.events if e.day >= self.period]
+        self.kept = len(self.messages)
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": NO_ANSWER})
-        events = view.since(self.seen)
         rendered = [event_context(e, self.me) for e in events]
         last = self.messages[-1] if self.messages else None
         reported: set[int] = set()
@@ -355,14 +402,57 @@ class Conversation:
             nominations=nominations_today(view.events) if request.group in ("vote", "verdict") else [],
             kills_to_score=kills_to_score(variant, view.events, self.me, request.role),
             day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
+            thought_limit=thought,
         )
-        self.seen += len(events)  # only once rendered: a template error loses nothing
+        if record is not None:
+            text = f"{record}\n\n{text}" if record else text
+            self.seen = len(view.events)
+        else:
+            self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema, self.last_mafia = list(request.alive), schema_text, mafia
         self.groups_seen.add(request.group)
         turn = self.user_turn(text, rendered)
         self.messages.append(turn)
         self.call_request = request.id
         return turn
+
+    def state(self) -> tuple[Any, ...]:
+        """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
+        return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
+                self.call_request, self.period, self.kept)  # fmt: skip
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
+         self.call_request, self.period, self.kept) = state  # fmt: skip
+
+    def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
+        """At the first call of a new day (McKay: hand), forget the messages and return the record
+        of the earlier days ("" when there are none); None within a day (nothing changes).
+
+        The record is built from the view alone (``blocks/record.j2``): deaths and cards, votes by
+        name, who spoke and accused or nominated whom, claims, the seat's own card, partners,
+        checks and moves; the words of speeches are left out. It is rebuilt only here, so within
+        a day every prompt still starts with the previous one (one cache write per seat per day),
+        and a resumed seat rebuilds the same bytes from the same view.
+        """
+        period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
+        if not now:
+            if period <= self.period:
+                return None
+            first, self.period = self.period < 0 and not self.messages, period
+            if first:  # the seat's first call: nothing to forget, the game so far is read word for word
+                return None
+        else:
+            self.period = max(self.period, period)
+        told = view.events[: self.seen] if now else [e for e in view.events if e.day < period]
+        self.messages = []
+        self.last_alive, self.last_schema, self.call_request = None, "", None
+        self.groups_seen = set()  # the standing guidance of a group is given again, once a day
+        earlier = [record_context(e, self.me) for e in told if e.type not in UNRECORDED]
+        earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
+        if not earlier:
+            return ""
+        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, record=True, now=now))
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
         """Append the model's answer: its JSON text, and the tool call it made, if it made one."""

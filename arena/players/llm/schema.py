@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter
 
 #: keywords kept in strict schemas; anything else is folded into the description
 STRICT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "anyOf", "description"})
@@ -62,6 +64,38 @@ def inline(schema: dict[str, Any]) -> dict[str, Any]:
         return out
 
     return walk(schema)
+
+
+def bound_thought(schema: dict[str, Any], limit: int) -> dict[str, Any]:
+    """The schema with every action's ``thought`` at most ``limit`` characters (0: unchanged).
+
+    The bounded field's schema is pydantic's own (``Field(max_length=…)``), its description kept;
+    the question states the bound by reading it back (:attr:`KindSchemas.thought_limit`)."""
+    if not limit:
+        return schema
+    bounded = TypeAdapter(Annotated[str | None, Field(max_length=limit)]).json_schema()
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: walk(value) for key, value in node.items()}
+        props = out.get("properties")
+        if isinstance(props, dict) and isinstance(props.get("thought"), dict):
+            kept = {k: v for k, v in props["thought"].items() if k in ("description", "default")}
+            out["properties"] = {**props, "thought": {**bounded, **kept}}
+        return out
+
+    return walk(schema)
+
+
+def _max_length(node: Any) -> int | None:
+    if not isinstance(node, dict):
+        return None
+    if isinstance(node.get("maxLength"), int):
+        return node["maxLength"]
+    return next((n for n in map(_max_length, node.get("anyOf", ())) if n is not None), None)
 
 
 def split_kinds(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -238,6 +272,12 @@ class KindSchemas:
         copy_ = object.__new__(KindSchemas)
         copy_.original, copy_.strict, copy_.sent, copy_.legal = self.original, self.strict, self.sent, list(legal)
         return copy_
+
+    @property
+    def thought_limit(self) -> int | None:
+        """The ``thought`` bound these schemas carry (None: unbounded), for the question to state."""
+        found = (_max_length((s.get("properties") or {}).get("thought")) for s in self.original.values())
+        return next((n for n in found if n is not None), None)
 
     def tool_parameters(self, kind: str) -> dict[str, Any]:
         """A kind's schema as a tool's parameters: the tool's name says the kind, so no ``kind``."""

@@ -84,18 +84,43 @@ class ContextFull(RequestRefused):
     call would be refused too: the game stops at once (it resumes, with ``arena resume``, once the
     model has room) rather than forfeiting the rest of the seat's decisions."""
 
-    def __init__(self, label: str, reason: str, call_error: str, profile: Profile) -> None:
+    def __init__(self, label: str, reason: str, call_error: str | None, profile: Profile, folded: bool = False) -> None:
+        #: the context the server's refusal names, for a seat that did not know it (kept in the call's
+        #: record, so ``arena resume`` goes on with a seat that folds its history to fit it)
+        self.learned = context_of(reason) if profile.base_url and profile.context is None and not folded else None
         if profile.base_url:
             fix = (
                 "start the server with a larger context (llama-cpp-python: --n_ctx 8192; llama-server: -c 8192; "
                 f"Ollama: num_ctx) or ask for fewer answer tokens (?max_tokens=, now {profile.max_tokens}), "
                 "then arena resume the transcript"
             )
+            if folded:  # the seat folded all it could: only room helps
+                pass
+            elif self.learned is not None:
+                fix = (
+                    f"arena resume the transcript: the seat now folds its history to fit the {self.learned:,} tokens "
+                    f"the server named (or start the server with a larger context first: {fix})"
+                )
+            elif profile.context is None:  # the seat did not know its room: told it, it folds its history to fit
+                fix += "; in a new game, ?context=N (the server's context in tokens) makes the seat fold its history to fit"
+            else:
+                fix += f"; or a smaller ?context= in a new game (now {profile.context}: the seat folds to fit it)"
         else:
             fix = "the game's history no longer fits this model: a model with a larger context, or a shorter game"
         TransportStop.__init__(self, f"{label}: the prompt is over the model's context ({reason}); {fix}")
         self.reason = reason
         self.call_error = call_error
+
+
+def context_of(reason: str) -> int | None:
+    """The context window a server's refusal names ("maximum context length is 2048 tokens",
+    "exceeds the available context size (8192 tokens)"): the first number after "context"."""
+    _, found, after = reason.lower().partition("context")
+    for word in after.replace("(", " ").replace(")", " ").split() if found else ():
+        digits = word.strip(".,;:").replace(",", "")
+        if digits.isdigit() and int(digits) >= 256:
+            return int(digits)
+    return None
 
 
 class FormatStop(TransportStop):

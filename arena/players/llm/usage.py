@@ -18,24 +18,28 @@ def _get(obj: Any, name: str) -> int:
     return int(value) if isinstance(value, (int, float)) else 0
 
 
+def _unknown(source: Any, name: str) -> dict[str, int]:
+    """``{"cache_unknown": 1}`` when a server did not report its cached tokens (llama-cpp-python's
+    does not, though it reuses the prefix): unknown, which a table must not show as 0%."""
+    return {} if isinstance(getattr(source, name, None) if source is not None else None, int) else {"cache_unknown": 1}
+
+
 def openai_usage(usage: Any) -> dict[str, int]:
     """From a chat completion's ``usage`` (``CompletionUsage``).
 
     A server that does not report its cache (llama-cpp-python's has no ``prompt_tokens_details``,
-    though its log shows prefix hits) gets ``cache_unreported``: its share is unknown, not zero.
+    though its log shows prefix hits) gets ``cache_unknown``: its share is unknown, not zero.
     """
     prompt = getattr(usage, "prompt_tokens_details", None)
     completion = getattr(usage, "completion_tokens_details", None)
-    out = {
+    return {
         "input_tokens": _get(usage, "prompt_tokens"),
         "cached_tokens": _get(prompt, "cached_tokens"),
         "cache_write_tokens": 0,  # OpenAI writes its cache for free
         "output_tokens": _get(usage, "completion_tokens"),
         "reasoning_tokens": _get(completion, "reasoning_tokens"),
+        **_unknown(prompt, "cached_tokens"),
     }
-    if getattr(prompt, "cached_tokens", None) is None:
-        out["cache_unreported"] = 1
-    return out
 
 
 def anthropic_usage(usage: Any) -> dict[str, int]:
@@ -48,6 +52,7 @@ def anthropic_usage(usage: Any) -> dict[str, int]:
         "cache_write_tokens": written,
         "output_tokens": _get(usage, "output_tokens"),
         "reasoning_tokens": _get(getattr(usage, "output_tokens_details", None), "thinking_tokens"),
+        **_unknown(usage, "cache_read_input_tokens"),
     }
 
 
@@ -68,33 +73,31 @@ class Usage:
     transport_retries: int = 0
     transport_failures: int = 0  # calls given up after the retry bound (forfeits)
     malformed: int = 0  # answers that did not parse against the schema
-    cache_unreported: int = 0  # calls whose server said nothing of its cache (not: cached nothing)
-    priced: bool = True  # the profile has prices (or runs here, free): False makes a $0 cost "unknown"
+    cache_unknown: int = 0  # calls whose server did not report cached tokens (not the same as none cached)
+    priced: bool = True  # False: the profile has no prices, so ``cost`` is unknown, not free (a local model is free)
 
     def add(self, tokens: dict[str, int], cost: float) -> None:
         self.calls += 1
         for name in FIELDS:
             setattr(self, name, getattr(self, name) + tokens.get(name, 0))
-        self.cache_unreported += int(bool(tokens.get("cache_unreported")))
+        self.cache_unknown += int(tokens.get("cache_unknown", 0))
         self.cost += cost
 
     @property
-    def cache_known(self) -> bool:
-        """Whether the share of prompt tokens read from a cache is known: some call reported it."""
-        return self.cache_unreported < self.calls or not self.calls
+    def cache_hit_rate(self) -> float:
+        return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
 
     @property
-    def cache_hit_rate(self) -> float | None:
-        """Cached / prompt tokens; None when no call's server reported its cache."""
-        if not self.cache_known:
-            return None
-        return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+    def cache_known(self) -> bool:
+        """Whether the cached share means something: some call's server reported its cached tokens."""
+        return self.cache_unknown < self.calls or not self.calls
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["cost"] = round(self.cost, 6)
         out["latency"] = round(self.latency, 3)
         out["queued"] = round(self.queued, 3)
-        rate = self.cache_hit_rate
-        out["cache_hit_rate"] = None if rate is None else round(rate, 4)
+        out["cache_hit_rate"] = round(self.cache_hit_rate, 4) if self.cache_known else None  # unknown, not 0
+        if not self.priced:
+            out["cost"] = None  # unknown, not 0 (a leaderboard, games.json/csv read it so)
         return out

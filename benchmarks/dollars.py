@@ -1,0 +1,294 @@
+"""What a game of model seats costs, and what a comparison of two models costs: full history vs days.
+
+Every seat of a game is a model (``openai:tools``, the fixed tools narrowed with ``allowed_tools``)
+on the loopback stand-in (tests/llm_server.py), which answers from the schema alone and reports
+usage as a provider does: prompt tokens = characters / 4, cached tokens = the longest prefix the
+request shares with one of the seat's recent requests, from 1 024 tokens on. Each game is played
+twice on the same seed, once with ``history = "full"`` and once with ``history = "days"`` (the
+earlier days folded into a record at each new day, docs/llm.md); the random answers differ only
+where the prompts do.
+
+Printed per variant, table size and history: model calls, prompt tokens, cached share, uncached
+tokens (per game), rejected answers and forfeits (per game), and dollars per game at the list
+prices of the shipped profiles (configs/models.toml): OpenAI bills uncached input, cached reads at
+its cached price and writes nothing; Anthropic bills reads at its cached price and writes the
+uncached part of every call of 1 024 tokens or more at its cache-write price (its breakpoint sits
+on the newest message, as the seats send it), the rest at the input price. Output is priced at a
+stated answer length (``--answer-tokens``, per call), not the stand-in's random answers.
+
+Then **dollars to decide**: dollars per 9-seat classic game × the games ``until_decided`` needed
+for the known truths (docs/tournaments.md, *Ground truth*: median and 80th percentile of 200 runs).
+
+    python benchmarks/dollars.py                        # the table of docs/llm.md (about 3 minutes)
+    python benchmarks/dollars.py --cases classic:9 --seeds 1 2 3 4 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: the shipped profiles priced (configs/models.toml), in the table's order
+PROFILES = ("gpt-4.1-mini", "gpt-4.1", "haiku", "sonnet")
+#: variant:seats (McKay: variant:seats:hands) — the issue's tables
+CASES = ("classic:9", "classic:7", "cove:10", "village:11", "duel:2:12", "duel3:3:6", "trio:3:6")
+#: games ``until_decided`` needed on classic 9 (docs/tournaments.md, with evidence): (median, 80th percentile)
+UNTIL_DECIDED = {
+    "bot vs random, overall (c)": (18, 18),
+    "liar vs detective, both skills (a)": (225, 318),
+    "ladder rungs in order, overall (b)": (1690, 2220),
+}
+#: thought bounds priced in the thoughts table (characters)
+THOUGHT_BOUNDS = (100, 200, 300, 600, 1200)
+FAST = {"backoff": 0.001, "max_backoff": 0.01, "max_retry_after": 0.01, "retry_budget": 20.0, "timeout": 20.0}
+CACHE_MIN = 1024  # tokens: the shortest prompt a provider caches (OpenAI; Anthropic's Sonnet)
+
+
+@dataclass
+class Tally:
+    """One variant, size and history, summed over its games (``games`` of them)."""
+
+    games: int = 0
+    calls: int = 0
+    prompt: int = 0
+    cached: int = 0
+    written: int = 0  # what Anthropic would write to its cache: the uncached part of calls ≥ CACHE_MIN
+    decisions: int = 0
+    rejected: int = 0
+    forfeits: int = 0
+    seconds: float = 0.0
+
+    @property
+    def share(self) -> float:
+        return self.cached / self.prompt if self.prompt else 0.0
+
+    def dollars(self, profile: Any, answer_tokens: int) -> float:
+        """Dollars per game at ``profile``'s list prices, output at ``answer_tokens`` a call."""
+        anthropic = profile.provider == "anthropic"
+        usage = {
+            "input_tokens": self.prompt,
+            "cached_tokens": self.cached,
+            "cache_write_tokens": self.written if anthropic else 0,
+            "output_tokens": answer_tokens * self.calls,
+        }
+        return profile.cost(usage) / max(self.games, 1)
+
+
+def case_parts(case: str) -> tuple[str, int, dict[str, Any]]:
+    variant, seats, *rest = case.split(":")
+    return variant, int(seats), ({"hands": int(rest[0])} if rest else {})
+
+
+class Shadow:
+    """A full-history seat that plays (its answers drive the game) with a ``days`` twin that is
+    asked nothing: at each decision the twin builds the request it would send, and the seat's
+    answer is appended to both. Both requests are counted as the stand-in counts them, so full
+    and days are measured on the very same game."""
+
+    def __init__(self, full: Any, days: Any, sent: dict[str, list[dict[str, Any]]]) -> None:
+        self.name, self.full, self.days, self.sent = full.name, full, days, sent
+        self.calls = full.calls
+        plain = full.backend.send
+
+        async def send(client: Any, kwargs: dict[str, Any]) -> Any:
+            sent["full"].append(json.loads(json.dumps({"player": self.name, **kwargs}, default=str)))
+            return await plain(client, kwargs)
+
+        full.backend.send = send
+
+    async def decide(self, request: Any, view: Any, feedback: str | None) -> Any:
+        kwargs, _, _, _ = self.days.prepare(request, view, feedback)
+        self.sent["days"].append(json.loads(json.dumps({"player": self.name, **kwargs}, default=str)))
+        answer = await self.full.decide(request, view, feedback)
+        last = self.full.conversation.messages[-1]
+        if last["role"] == "assistant":
+            self.days.conversation.messages.append(dict(last))
+        return answer
+
+
+def count(bodies: list[dict[str, Any]], tally: Tally) -> None:
+    """Prompt and cached tokens of each request, as the stand-in's prefix cache counts them."""
+    from tests.llm_server import CACHE_ENTRIES, _usage, prompt_text
+
+    recent: dict[str, list[str]] = {}
+    for body in bodies:
+        text = prompt_text("openai", body)
+        seat = recent.setdefault(body["player"], [])
+        usage = _usage(text, seat)
+        seat.append(text)
+        del seat[:-CACHE_ENTRIES]
+        prompt, cached = usage["total"], usage["cached"]
+        tally.calls += 1
+        tally.prompt += prompt
+        tally.cached += cached
+        tally.written += prompt - cached if prompt >= CACHE_MIN else 0
+
+
+def rulings(game: Any, tally: Tally) -> None:
+    tally.games += 1
+    tally.decisions += sum(1 for e in game.log if e.type in ("action", "forfeit"))
+    tally.rejected += sum(1 for e in game.log if e.type == "rejected")
+    tally.forfeits += sum(1 for e in game.log if e.type == "forfeit")
+
+
+async def play(case: str, seed: int, full: Tally, days: Tally, legal: Tally) -> None:
+    """One game of ``case`` played by full-history seats with their days twins (counted into
+    ``full`` and ``days``), and one played by days seats alone (its rulings into ``legal``)."""
+    from arena.players.llm import close_clients, make_llm_player
+    from arena.run.orchestrator import run
+    from arena.variants import VARIANTS
+    from tests.llm_server import FakeModelServer
+
+    variant, size, options = case_parts(case)
+    cls = VARIANTS[variant]
+    seats = [f"P{i}" for i in range(1, size + 1)]
+    sent: dict[str, list[dict[str, Any]]] = {"full": [], "days": []}
+    started = time.perf_counter()
+    for alone in (False, True):
+        game = cls(seats, options, seed=seed)
+        opts = game.options.model_dump(mode="json")
+        with FakeModelServer(seed=seed) as server:
+            spec = f"openai:bench@{server.openai_url}?structured=tools&allowed_tools=true"
+
+            def seat(name: str, history: str, spec: str = spec, opts: dict[str, Any] = opts) -> Any:
+                return make_llm_player(f"{spec}&history={history}", name, seed, variant=variant, options=opts, **FAST)
+
+            if alone:
+                players: dict[str, Any] = {n: seat(n, "days") for n in seats}
+            else:
+                players = {n: Shadow(seat(n, "full"), seat(n, "days"), sent) for n in seats}
+            await run(game, players)
+            await close_clients()
+        rulings(game, legal if alone else full)
+    count(sent["full"], full)
+    count(sent["days"], days)
+    days.games += 1
+    full.seconds += time.perf_counter() - started
+
+
+def measure(cases: list[str], seeds: list[int]) -> dict[str, dict[str, Tally]]:
+    """Per case: ``full`` and ``days`` (the same games), ``alone`` (days seats playing their own games)."""
+    out: dict[str, dict[str, Tally]] = {}
+    for case in cases:
+        tallies = out.setdefault(case, {"full": Tally(), "days": Tally(), "alone": Tally()})
+        for seed in seeds:
+            asyncio.run(play(case, seed, tallies["full"], tallies["days"], tallies["alone"]))
+    return out
+
+
+def priced() -> dict[str, Any]:
+    from arena.players.llm.profiles import load_profiles, resolve_spec
+
+    tables = load_profiles()
+    return {name: resolve_spec(name, tables) for name in PROFILES}
+
+
+def table(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[str]:
+    """The markdown table docs/llm.md quotes: tokens and dollars of the same games; rejections and
+    forfeits of full seats (those games) and of days seats (their own games, same seeds)."""
+    profiles = priced()
+    head = ["case", "history", "calls", "prompt tokens", "cached", "uncached", "rej./dec.", "forf."]
+    head += [f"$ {p}" for p in PROFILES]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, by in results.items():
+        variant, size, options = case_parts(case)
+        label = f"{variant} {size}" + (f", {options['hands']} hands" if options else "")
+        for history in ("full", "days"):
+            t, legal = by[history], by["full" if history == "full" else "alone"]
+            n = max(t.games, 1)
+            row = [label, history, f"{t.calls / n:,.0f}", f"{t.prompt / n:,.0f}", f"{t.share:.1%}"]
+            row += [f"{(t.prompt - t.cached) / n:,.0f}", f"{legal.rejected / max(legal.decisions, 1):.3f}"]
+            row += [f"{legal.forfeits / max(legal.games, 1):.1f}"]
+            row += [f"{t.dollars(profiles[p], answer_tokens):.3f}" for p in PROFILES]
+            lines.append("| " + " | ".join(row) + " |")
+        ratios = [
+            by["days"].dollars(profiles[p], answer_tokens) / max(by["full"].dollars(profiles[p], answer_tokens), 1e-12)
+            for p in PROFILES
+        ]
+        lines.append(f"| {label} | days ÷ full | | | | | | | " + " | ".join(f"{r:.2f}" for r in ratios) + " |")
+    return lines
+
+
+def to_decide(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[str]:
+    """Dollars per classic-9 game × the games until_decided needed (median – 80th percentile)."""
+    base = results.get("classic:9")
+    if not base:
+        return []
+    profiles = priced()
+    head = ["comparison (games: median – 80%)", "history", *PROFILES]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for what, (median, high) in UNTIL_DECIDED.items():
+        for history in ("full", "days"):
+            cells = []
+            for p in PROFILES:
+                per_game = base[history].dollars(profiles[p], answer_tokens)
+                cells.append(f"{per_game * median:,.0f}–{per_game * high:,.0f}")
+            lines.append(f"| {what} ({median}–{high}) | {history} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def thoughts(results: dict[str, dict[str, Tally]]) -> list[str]:
+    """What a thought bound costs in output per classic-9 game (a thought of the bound, 4 characters a
+    token, at every call), beside the game's input dollars with history = days."""
+    base = results.get("classic:9")
+    if not base:
+        return []
+    profiles = priced()
+    days = base["days"]
+    head = ["thought bound (characters)", "tokens a call", *(f"$ {p} (share of input)" for p in PROFILES)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for bound in THOUGHT_BOUNDS:
+        tokens = bound / 4
+        cells = []
+        for p in PROFILES:
+            output = days.calls / max(days.games, 1) * tokens * profiles[p].price_output / 1e6
+            cells.append(f"{output:.3f} ({output / max(days.dollars(profiles[p], 0), 1e-12):.0%})")
+        lines.append(f"| {bound} | {tokens:.0f} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def report(results: dict[str, dict[str, Tally]], answer_tokens: int) -> None:
+    print("\n".join(table(results, answer_tokens)))
+    decide = to_decide(results, answer_tokens)
+    if decide:
+        print("\nDollars to decide (classic 9, every seat one of the two models compared):\n")
+        print("\n".join(decide))
+        print("\nThoughts: output dollars per classic-9 game by the thought's bound (history = days):\n")
+        print("\n".join(thoughts(results)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", nargs="*", default=list(CASES), help="variant:seats[:hands]")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2])
+    parser.add_argument("--answer-tokens", type=int, default=150, help="output tokens priced per call")
+    parser.add_argument("--json", type=Path, help="also write the measured totals here")
+    parser.add_argument("--from-json", type=Path, help="print the tables of totals written by --json (no game played)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        results = {c: {h: Tally(**t) for h, t in r.items()} for c, r in saved["results"].items()}
+        report(results, args.answer_tokens)
+        return
+    results = measure(args.cases, args.seeds)
+    print(f"{len(args.seeds)} game(s) per case and history (seeds {', '.join(map(str, args.seeds))}); every seat a model")
+    print(f"on the loopback stand-in; output priced at {args.answer_tokens} tokens a call; dollars per game.\n")
+    report(results, args.answer_tokens)
+    print(f"\n{time.perf_counter() - started:.0f} s")
+    if args.json:
+        data = {c: {h: asdict(t) for h, t in r.items()} for c, r in results.items()}
+        args.json.write_text(json.dumps({"answer_tokens": args.answer_tokens, "results": data}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

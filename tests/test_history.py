@@ -1,0 +1,307 @@
+"""A model seat's history folded by day (profile ``history = "days"``, docs/llm.md): at every decision
+of bot-played games of every variant, each fact of the seat's view that the full prompt carries —
+deaths and cards, votes by name, accusations and nominations, claims, checks, partners, scores —
+is found, unchanged, in the folded prompt; within a day the folded prompt only grows (its prefix
+stays cacheable), and it is rebuilt once per day; a resumed game with folded seats sends the same
+prompts as the uninterrupted one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+
+from arena.engine import DecisionRequest, Event, View, dump_action
+from arena.players.base import SyncPlayer
+from arena.players.bot.player import BotPlayer
+from arena.players.llm.prompt import Conversation, event_context, make_env
+from arena.players.random import RandomPlayer
+from arena.run.orchestrator import run_sync
+from arena.variants import VARIANTS
+from tests.test_prompts import INTERNAL, WORDING, _plain_part
+
+#: events whose sentence is the same in the full prompt and in the record of earlier days
+SAME_SENTENCE = frozenset({
+    "role", "team", "death", "vote_result", "accusation", "check_result", "morning", "channel_result", "hand_over",
+    "lot", "charged", "cleared", "spared", "trial", "acquitted", "runoff", "cop_look", "card_placed", "kill",
+    "kill_void", "judge_ruling", "retracted", "handshake", "cop_declared", "declaration_void", "peek", "forfeit",
+})  # fmt: skip
+CLAIM = re.compile(r"\[claim: [^\]]*\]")
+
+
+def sentence(event: Event, me: str) -> str:
+    """The event's own sentence as the observations block writes it (no heading, no list mark)."""
+    text = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(lines) == 1, text
+    line = lines[0][2:]
+    return line.split(" The mafia meet on the first night")[0]  # said only when the team is still unknown
+
+
+def facts(view: View, me: str) -> list[tuple[str, Any]]:
+    """Every fact of the view so far, each as what a prompt must show for it."""
+    out: list[tuple[str, Any]] = []
+    for event in view.events:
+        if event.type in SAME_SENTENCE:
+            out.append(("sentence", sentence(event, me)))
+        elif event.type == "speech" and event.data.get("kind") != "channel":
+            data = event.data
+            who = "You" if event.actor == me else str(event.actor)
+            for field in ("nominate", "floor"):
+                value = data.get(field)
+                for target in value if isinstance(value, list | tuple) else [value] if value else []:
+                    out.append(("speech", (who, field[:5], str(target))))
+            if data.get("claim"):
+                rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, "?")], me="?")
+                bracket = CLAIM.search(rendered).group(0)  # type: ignore[union-attr]
+                # the seat's own claim: in its answer (JSON) while that answer is in the prompt
+                out.append(("claim", (bracket, json.dumps(data["claim"]) if event.actor == me else bracket)))
+    return out
+
+
+def found(fact: tuple[str, Any], text: str) -> bool:
+    kind, value = fact
+    if kind == "sentence":
+        return value in text
+    if kind == "claim":
+        return value[0] in text or value[1] in text
+    who, field, target = value
+    return any(line.startswith(f"- {who}") and field in line and target in line for line in text.splitlines())
+
+
+class Twin(SyncPlayer):
+    """A bot or random player whose every decision is rendered into two conversations, the full
+    history and the history folded by day, and checked: no fact the full one shows is missing from
+    the folded one."""
+
+    def __init__(self, name: str, seed: int, full: Conversation, days: Conversation, log: dict[str, Any]) -> None:
+        super().__init__(name)
+        self.inner = BotPlayer(name, seed) if seed % 2 else RandomPlayer(name, seed)
+        self.full, self.days, self.log = full, days, log
+        self.previous = ""
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        for conv in (self.full, self.days):
+            conv.ask(request, view, feedback, "", fixed=True)
+        whole, folded = self.full.serialized(), self.days.serialized()
+        if self.days.kept == 0 and self.previous:
+            self.log["folds"] += 1
+            self.log["records"].append(self.days.messages[0]["content"])
+        else:
+            assert folded.startswith(self.previous), f"{self.name}: the folded prompt changed within day {request.day}"
+        for fact in facts(view, self.name):
+            self.log["checked"] += 1
+            if not found(fact, whole):
+                self.log.setdefault("missing", []).append(fact)
+                continue  # a fact the full prompt does not carry either (none so far: counted below)
+            self.log["in_full"] += 1
+            assert found(fact, folded), f"{self.name}, decision {request.id} (day {request.day}): {fact} lost"
+        action = self.inner.decide_now(request, view, feedback)
+        text = json.dumps(dump_action(action))
+        for conv in (self.full, self.days):
+            conv.answer(text, {"id": f"c{request.id}", "name": action.kind, "arguments": text})
+        self.previous = self.days.serialized()
+        self.log["chars_full"] += len(whole)
+        self.log["chars_days"] += len(folded)
+        return action
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_folded_history_keeps_every_fact(variant):
+    cls = VARIANTS[variant]
+    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    boundaries = 0
+    for seed in (1, 2, 3, 4):
+        seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
+        game = cls(seats, {"hands": 3} if "hands" in cls.Options.model_fields else {}, seed=seed)
+        options = game.options.model_dump(mode="json")
+        players = {
+            n: Twin(
+                n,
+                seed + i,
+                Conversation(n, variant, options, "tools", make_env()),
+                Conversation(n, variant, options, "tools", make_env(), history="days"),
+                log,
+            )
+            for i, n in enumerate(seats)
+        }
+        run_sync(game, players)
+        boundaries += sum(1 for e in game.log if e.type in ("day", "hand") and e.day > 1)
+    assert log["in_full"] == log["checked"], f"in neither prompt (the fact list is wrong): {log.get('missing', [])[:5]}"
+    assert log["in_full"] > 100 and log["folds"] > 0 and boundaries > 0
+    assert log["chars_days"] < log["chars_full"]
+    for record in log["records"]:  # the record reads as the rest of the prompt does
+        for line in _plain_part(record).splitlines():
+            assert INTERNAL.search(line) is None, line
+            for pattern, what in WORDING:
+                assert not pattern.search(line), f"{what} in: {line}"
+
+
+def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
+    cls = VARIANTS["classic"]
+    seats = [f"P{i}" for i in range(1, 10)]
+    game = cls(seats, {}, seed=3)
+    options = game.options.model_dump(mode="json")
+    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    convs = {n: Conversation(n, "classic", options, "tools", make_env(), history="days") for n in seats}
+    players = {n: Twin(n, 7, Conversation(n, "classic", options, "tools", make_env()), convs[n], log) for n in seats}
+    run_sync(game, players)
+    days = max(e.day for e in game.log)
+    assert days >= 2
+    for name, conv in convs.items():
+        seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
+        assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
+    record, _, today = log["records"][-1].partition("Since your last turn:")
+    assert record.startswith("The game before today")
+    assert "<speech" not in record and "Day 1 begins" in record  # the words of earlier days are left out
+    assert today.lstrip().startswith("- Day ")  # the current day from its start, word for word
+
+
+def test_history_is_a_profile_option_and_reaches_the_conversation():
+    from arena.players.llm import make_llm_player
+
+    full = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools&history=full", "Ann", 1, variant="classic")
+    assert full.conversation.history == "full"
+    default = make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools", "Ann", 1, variant="classic")
+    assert default.conversation.history == "days"  # shown to lose no fact (above), and cheaper (docs/llm.md)
+
+
+@pytest.mark.parametrize("extra", ["", "&context=6000&max_tokens=256"])
+def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeypatch, extra):
+    """A classic game of folded model seats killed in day 2 or later and resumed: the stand-in
+    receives exactly the prompts of the uninterrupted game (a seat's record is rebuilt byte for byte),
+    also when the seats fold within a day to fit a server's context."""
+    from arena.run.resume import resume_game
+    from arena.run.transcript import read_transcript
+    from tests import test_resume
+    from tests.test_server_modes import SmallContextServer as FakeModelServer
+
+    plain = test_resume.model_specs
+    monkeypatch.setattr(test_resume, "model_specs", lambda server, seats: {
+        s: spec + (f"&history=days{extra}" if spec != "bot" else "") for s, spec in plain(server, seats).items()
+    })  # fmt: skip
+    monkeypatch.setattr(FakeModelServer, "limit", 16_000 if extra else 10**9)
+    with FakeModelServer(seed=5) as server:
+        whole = asyncio.run(test_resume.model_game(server, tmp_path / "whole.jsonl", None))
+        reference = list(server.log)
+    assert whole.finished
+    folded = [c for c in read_transcript(tmp_path / "whole.jsonl").calls if c["call"]["prompt"]["shared_messages"] == 0]
+    assert any(c["call"]["day"] >= 2 for c in folded), "no model seat folded a day"
+    days = {(c["player"], c["call"]["day"]) for c in folded}
+    assert (len(days) < len(folded)) == bool(extra), "a seat folded twice in a day only to fit its context"
+    later = 0
+    for crash_at in (45, 70):
+        with FakeModelServer(seed=5, port=server.port) as again:
+            path = tmp_path / f"cut-{crash_at}.jsonl"
+            asyncio.run(test_resume.model_game(again, path, crash_at))
+            before = read_transcript(path)
+            assert before.summary is None
+            later += max(e["day"] for e in before.events) >= 2
+            asyncio.run(resume_game(path, factory=test_resume.model_factory))
+            assert sorted(e["prompt"] for e in again.log) == sorted(e["prompt"] for e in reference), crash_at
+    assert later, "no cut fell after a day boundary"
+
+
+@pytest.mark.parametrize(("variant", "size"), [("classic", 9), ("cove", 10), ("village", 11)])
+def test_folded_seats_keep_tools_and_system_fixed_and_most_of_each_prompt_cached(variant, size):
+    """On the stand-in (its prefix cache from 1 024 tokens), folded seats of both providers send the
+    same tools and system prompt all game, and ≥ 85% of their prompt tokens are cache reads (84% on
+    cove; three games each: the stand-in's random games vary, a short cove game more than most)."""
+    from arena.players.llm import close_clients, make_llm_player
+    from arena.run.orchestrator import run
+    from tests.llm_server import FakeModelServer, reuse
+    from tests.test_llm_cache import FAST
+
+    async def play(seed: int) -> tuple[dict[str, Any], list[Any]]:
+        cls = VARIANTS[variant]
+        seats = [f"P{i}" for i in range(1, size + 1)]
+        game = cls(seats, {}, seed=seed)
+        options = game.options.model_dump(mode="json")
+        with FakeModelServer(seed=seed) as server:
+            players = {}
+            for i, name in enumerate(seats):
+                url, narrow = (server.openai_url, "&allowed_tools=true") if i % 2 else (server.anthropic_url, "")
+                spec = f"{'openai' if i % 2 else 'anthropic'}:fake@{url}?structured=tools{narrow}&history=days"
+                players[name] = make_llm_player(spec, name, seed, variant=variant, options=options, **FAST)
+            await run(game, players)
+            await close_clients()
+            return reuse(server.log), list(players.values())
+
+    cached = prompt = folds = 0
+    for seed in (1, 2, 3):
+        seats, players = asyncio.run(play(seed))
+        assert all(figures["fixed"] for figures in seats.values())
+        cached += sum(p.usage.cached_tokens for p in players)
+        prompt += sum(p.usage.input_tokens for p in players)
+        folds += sum(r["prompt"]["shared_messages"] == 0 and r["day"] >= 2 for p in players for r in p.calls)
+    # cove's days are a few calls each, so its fold calls weigh more: 0.848 here, 0.881 in docs/llm.md's table
+    assert cached / prompt >= (0.84 if variant == "cove" else 0.85) and folds, (cached / prompt, folds)
+
+
+def _small(tmp_path, spec_extra: str):
+    from tests.test_server_modes import SmallContextServer, play, transcript
+
+    tmp_path.mkdir(exist_ok=True)
+    with SmallContextServer(seed=2) as server:
+        code = play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256{spec_extra}")
+    return code, transcript(tmp_path) if list((tmp_path / "tr").glob("*.jsonl")) else None
+
+
+def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_rules(tmp_path, capsys):
+    """On a server that refuses prompts over its context (2,048 tokens here: 12,000 characters of
+    messages), a game whose seats know nothing stops at the first refusal; told ``?context=``, each
+    seat folds its history to a record of the game so far whenever a prompt would not fit, and the
+    game is played to its end (and a seat's record still carries every fact: test above)."""
+    code, cut = _small(tmp_path / "blind", "")
+    assert code == 1 and "over the model's context" in cut.summary["aborted"]
+    err = capsys.readouterr().err
+    assert "arena resume the transcript: the seat now folds its history to fit the 2,048 tokens the server named" in err
+    code, whole = _small(tmp_path / "told", "&context=4096")
+    assert code == 0 and whole.complete
+    calls = [c["call"] for c in whole.calls]
+    squeezed = []
+    for seat in {c["player"] for c in calls}:
+        own = [c for c in calls if c["player"] == seat]
+        pairs = zip(own[1:], own, strict=False)
+        squeezed += [c for c, before in pairs if c["prompt"]["shared_messages"] == 0 and c["day"] == before["day"]]
+    assert squeezed, "no seat folded within a day"
+    assert all(c["outcome"] != "transport_failed" for c in calls)
+    assert "The game so far, as the moderator's record" in json.dumps(squeezed[0]["prompt"]["new_messages"])
+
+
+def test_a_game_no_folding_fits_stops_at_the_first_call_in_one_line(tmp_path, capsys):
+    code, cut = _small(tmp_path, "&context=1024")
+    assert code == 2 and cut is None  # the check before the game asks as a seat would: no game started
+    err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
+    assert len(err) == 1 and "with its history folded to a record of the game so far;" in err[0]
+    assert "fit (context 1,024 less" in err[0] and "(no game was started)" in err[0]
+    assert "start the server with a larger context (llama-cpp-python: --n_ctx 8192" in err[0]
+    assert "?context=" not in err[0].split("fit (context")[1]  # folding cannot help: only room does
+
+
+def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_the_rules(tmp_path, capsys):
+    """Untold, the seat's first prompt over the server's context is refused and the game stops;
+    the refusal names the context (4,096 tokens here), the call's record keeps it, and `arena
+    resume` goes on with the seat folding its history to fit it: the game ends by the rules."""
+    from arena.cli import main
+    from tests.test_server_modes import SmallContextServer, play, transcript
+
+    class Named(SmallContextServer):  # 12,000 characters of messages: about 4,096 tokens at 3 a token
+        FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
+
+    with Named(seed=2) as server:
+        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256&history=full") == 1
+        err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
+        assert len(err) == 1 and "arena resume the transcript: the seat now folds its history to fit the 4,096 tokens" in err[0]
+        cut = transcript(tmp_path)
+        refused = [c["call"] for c in cut.calls if c["call"]["outcome"] == "transport_failed"]
+        assert [c["context"] for c in refused] == [4096]
+        (path,) = (tmp_path / "tr").glob("*.jsonl")
+        assert main(["resume", str(path), "--quiet"]) == 0
+    whole = transcript(tmp_path)
+    assert whole.complete and not [c for c in whole.calls[len(cut.calls) :] if c["call"]["outcome"] == "transport_failed"]
+    after = [c["call"] for c in whole.calls[len(cut.calls) :]]
+    assert any(c["prompt"]["shared_messages"] == 0 and c["request"] == refused[0]["request"] for c in after)
