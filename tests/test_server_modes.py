@@ -266,32 +266,6 @@ def test_a_tournament_says_the_mode_picked_and_records_it_in_each_transcript(tmp
         assert header["structured"] == dict.fromkeys(oa, "json_object")
 
 
-def test_an_unpriced_models_dollars_read_unknown_not_zero(tmp_path, capsys):
-    """A model seat whose profile has no prices spent an unknown sum: the leaderboard's cost cell says
-    "unknown" and games.json / games.csv hold null (an empty cell), never 0; a bot's $0 stays 0."""
-    with LlamaLikeServer(seed=5) as server:
-        config = tmp_path / "t.toml"
-        config.write_text(
-            f'seed = 5\ngames = 2\nconcurrency = 1\ndatabase = "{tmp_path / "t.sqlite"}"\n'
-            f'transcripts = "{tmp_path / "tr"}"\n[models]\nbot = "bot"\n'
-            f'oa = {{ spec = "openai:m@{server.openai_url}", attempts = 1 }}\n'
-            '[[variants]]\nname = "classic"\nplayers = 6\noptions = { discussion_rounds = 1, max_days = 2 }\n'
-        )
-        assert main(["tournament", str(config), "--quiet"]) == 0
-    capsys.readouterr()
-    assert main(["leaderboard", str(tmp_path / "t.sqlite")]) == 0
-    board = capsys.readouterr().out
-    header = next(line for line in board.splitlines() if line.split() in (["bot", "oa"], ["oa", "bot"]))
-    cost = next(line for line in board.splitlines() if line.startswith("cost / game ($)"))
-    unknown_first = header.split().index("oa") == 0
-    assert cost.split()[4:] in (["unknown", "0.0000", "[0.0000,", "0.0000]"], ["0.0000", "[0.0000,", "0.0000]", "unknown"])
-    assert cost.split()[4] == ("unknown" if unknown_first else "0.0000")
-    assert main(["report", str(tmp_path / "t.sqlite"), "-o", str(tmp_path / "rep")]) == 0
-    games = json.loads((tmp_path / "rep" / "games.json").read_text())
-    assert games and all(g["cost"] is None for g in games), games
-    assert ",0.0\n" not in (tmp_path / "rep" / "games.csv").read_text()
-
-
 def test_a_calls_seconds_leave_out_the_arenas_own_queue(tmp_path, capsys):
     """One call at a time per server (a server seat's default): seats asked together queue in the
     arena. A call's latency starts when it gets its slot, so the seats' seconds add up to no more than
