@@ -172,10 +172,15 @@ def test_without_a_mirrored_pair_the_tables_say_not_enough_games(three, tmp_path
 
 def test_a_cell_of_one_game_has_no_interval_to_show():
     """One game resampled is that game: ``0.50 [0.50, 0.50]`` would read as certain."""
-    from arena.tournament.leaderboard import NOT_ENOUGH, cells
+    from arena.tournament.leaderboard import NOT_ENOUGH, cells, metric_tables
 
     row = {"model": "a", "variant": "classic", "role": "citizen", "side": "town", "metric": "win", "num": 0.5, "den": 1.0}
     one = cells([{**row, "game": "g1", "seat": "Ann"}])
     assert {c.text() for c in one.values()} == {NOT_ENOUGH}
     two = cells([{**row, "game": "g1", "seat": "Ann"}, {**row, "game": "g2", "seat": "Ann", "num": 1.0}])
     assert all(c.text().startswith("0.75 [") for c in two.values())
+    # forfeits and cost count what happened: one game's value is shown, marked as one game
+    cost = cells([{**row, "game": "g1", "seat": "Ann", "metric": "cost", "num": 0.25}])
+    overview = metric_tables(["a"], {**one, **cost}, ["classic"])[0]
+    assert overview[1] == ["model", "win rate", "cost / game ($)"]
+    assert overview[2] == [["a", NOT_ENOUGH, "0.2500 (1 game)"]]

@@ -55,8 +55,8 @@ ALL = ALL_VARIANTS
 WIDTH = 80
 Table = tuple[str, list[str], list[list[str]]]
 #: a cell or rating that has no number worth reading: a cell of one game (its interval would be its
-#: value), and every descriptive cell and rating while no mirrored pair is complete (each number is
-#: then one deal and one side, not the model)
+#: value), and every descriptive cell but conduct and every rating while no mirrored pair is complete
+#: (each number is then one deal and one side, not the model)
 NOT_ENOUGH = "not enough games"
 
 
@@ -232,9 +232,12 @@ class Report:
 def _format(cell: Cell | None, metric: str, paired: bool = True) -> str:
     if cell is None:  # a model seat without prices has no cost cell: its dollars are unknown, not 0
         return "unknown" if metric == "cost" else "–"
-    if not paired and METRICS[metric].family != "conduct":  # what was done (forfeits, cost) is still a fact
+    conduct = METRICS[metric].family == "conduct"  # what was done (forfeits, cost) is a fact, not an estimate
+    if not paired and not conduct:
         return NOT_ENOUGH
     digits = 4 if metric == "cost" else 2
+    if conduct and cell.games == 1:
+        return f"{cell.value:.{digits}f} (1 game)"
     return cell.text(digits)
 
 
