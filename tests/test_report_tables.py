@@ -10,6 +10,7 @@ place in a folder's index; a file that cannot be drawn costs its own page only.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -213,3 +214,45 @@ def test_a_tournament_of_bots_and_a_model_reports(
     assert "without a page" not in out.out and not out.err.strip()
     pages = list((tmp_path / "mixed-report" / "games").glob("*.html"))
     assert pages and all("tokens out" in p.read_text(encoding="utf-8") for p in pages)
+
+
+def test_a_tournaments_index_names_each_models_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two entrants of one model name on two servers: the index shows each one's spec with its
+    endpoint beside its name (and the leaderboard's first line), and never the key it sent."""
+    monkeypatch.chdir(tmp_path)
+    key = "sk-arena-test-0123456789abcdef"
+    monkeypatch.setenv("ARENA_TEST_SERVER_KEY", key)
+    with FakeModelServer(seed=4) as one, FakeModelServer(seed=5) as two:
+        specs = {name: f"openai:m@{server.openai_url}" for name, server in (("first", one), ("second", two))}
+        config = tmp_path / "t.toml"
+        config.write_text(
+            'name = "servers"\nseed = 1\ngames = 2\ndatabase = "servers.sqlite"\ntranscripts = "tx"\n[models]\n'
+            + "".join(
+                f'{name} = {{ spec = "{spec}", api_key_env = "ARENA_TEST_SERVER_KEY", timeout = 5, backoff = 0.001 }}\n'
+                for name, spec in specs.items()
+            )
+            + '[[variants]]\nname = "classic"\nplayers = 6\noptions = { discussion_rounds = 1, max_days = 2 }\n',
+            encoding="utf-8",
+        )
+        assert main(["tournament", str(config), "--quiet"]) == 0
+    assert specs["first"] != specs["second"]
+    assert main(["report", "servers.sqlite"]) == 0
+    capsys.readouterr()
+    html = (tmp_path / "servers-report" / "index.html").read_text(encoding="utf-8")
+    models = html[html.index('id="models"') :].split("</table>")[0]
+    for name, spec in specs.items():
+        assert f'title="its games">{name}</a></td><td><code>{spec}</code></td>' in models, models
+    assert key not in html
+    assert main(["leaderboard", "servers.sqlite", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["specs"] == specs
+
+
+def test_a_spec_is_shown_without_any_key() -> None:
+    from arena.players.redact import REDACTED, redact_spec
+
+    assert redact_spec("openai:smollm2@http://127.0.0.1:18080/v1") == "openai:smollm2@http://127.0.0.1:18080/v1"
+    assert redact_spec("bot") == "bot"
+    shown = redact_spec("openai:m@https://me:hunter2-secret@host:8443/v1?temperature=0&api_key=abc&token=xyz")
+    assert shown == f"openai:m@https://host:8443/v1?temperature=0&api_key={REDACTED}&token={REDACTED}"

@@ -97,3 +97,31 @@ def install_log_redaction() -> None:
         return record
 
     logging.setLogRecordFactory(factory)
+
+
+#: query names in a seat spec whose values are never shown (a spec's options are settings, not keys,
+#: but a URL pasted from elsewhere may carry one)
+SECRET_NAMES = ("key", "token", "secret", "password")
+
+
+def redact_spec(spec: str) -> str:
+    """A seat spec as a page may show it: the endpoint without a URL's ``user:password@`` and
+    without the values of key-like options, then :func:`redact` (``openai:m@http://127.0.0.1:18080/v1``
+    stays as it is: it tells two servers apart)."""
+    out = spec
+    scheme = out.find("://")
+    if scheme >= 0:
+        start = scheme + 3
+        ends = [i for i in (out.find("/", start), out.find("?", start)) if i >= 0]
+        end = min(ends) if ends else len(out)
+        host = out[start:end]
+        out = out[:start] + host.rpartition("@")[2] + out[end:]
+    head, sep, query = out.partition("?")
+    if sep:
+        parts = []
+        for item in query.split("&"):
+            name, eq, _value = item.partition("=")
+            secret = eq and any(word in name.lower() for word in SECRET_NAMES)
+            parts.append(f"{name}={REDACTED}" if secret else item)
+        out = head + sep + "&".join(parts)
+    return redact(out)

@@ -125,6 +125,7 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
         DIFFERENCES_TITLE,
         METRICS_NOTE,
         SIDE_LEGEND,
+        UNPAIRED_NOTE,
         build_report,
         comparison_sections,
         difference_lines,
@@ -247,9 +248,12 @@ def report_database(path: Path, out: Path) -> tuple[Path, int, list[str]]:
     }  # fmt: skip
     html = environment().get_template("tournament.html.j2").render(
         title=f"Tournament {meta.get('name') or path.stem}", source=path.name, board=board, plots=plots,
-        docs_link=docs_link(), side_legend=SIDE_LEGEND, metrics_note=METRICS_NOTE, differences_title=DIFFERENCES_TITLE,
+        docs_link=docs_link(), side_legend=SIDE_LEGEND, metrics_note=METRICS_NOTE, unpaired_note=UNPAIRED_NOTE,
+        differences_title=DIFFERENCES_TITLE,
         skills=skills, differences=difference_lines(board), comparisons=comparisons, metrics=metrics, charts=charts,
-        exports=exports, models=sorted({str(p["model"]) for p in players}), variants=sorted(variants),
+        exports=exports, models=sorted({str(p["model"]) for p in players}), variants=sorted(variants), entrants=[
+            (m, board.specs.get(m, ""), board.games.get(m, 0), games_filter(model=m)) for m in board.models
+        ],
         pairings=sorted({str(g["pairing"]) for g in games}),
         games=rows, failed=failed, missing=missing, version=arena.__version__,
     )  # fmt: skip

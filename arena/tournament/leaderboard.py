@@ -36,7 +36,7 @@ import math
 import textwrap
 import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,10 @@ RESAMPLES = 1000
 ALL = ALL_VARIANTS
 WIDTH = 80
 Table = tuple[str, list[str], list[list[str]]]
+#: a cell or rating that has no number worth reading: a cell of one game (its interval would be its
+#: value), and every descriptive cell but conduct and every rating while no mirrored pair is complete
+#: (each number is then one deal and one side, not the model)
+NOT_ENOUGH = "not enough games"
 
 
 @dataclass(slots=True, frozen=True)
@@ -69,13 +73,15 @@ class Cell:
     den: float  # Σ den (votes, checks, hands, claims …)
 
     def text(self, digits: int = 2) -> str:
+        if not (math.isfinite(self.lo) and math.isfinite(self.hi)):
+            return NOT_ENOUGH  # one game: its interval would be its value, which reads as certain
         return f"{self.value:.{digits}f} [{self.lo:.{digits}f}, {self.hi:.{digits}f}]"
 
 
 def bootstrap(nums: np.ndarray, dens: np.ndarray, seed: int, resamples: int = RESAMPLES) -> tuple[float, float]:
     """95% percentile interval of Σnum/Σden when the games (array entries) are resampled."""
     g = len(nums)
-    if g == 0:
+    if g < 2:  # one game resampled is itself: no interval
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
     estimates = np.empty(resamples)
@@ -177,6 +183,14 @@ class Report:
     #: a tournament run ``until_decided``: what was decided, after which round, and the games spent
     decisions: Decisions | None = None
     evidence: bool = False  # the skill model read decision evidence (``--evidence``), not wins alone
+    #: model -> its seat spec(s) as recorded, keys removed (``openai:gemma@http://127.0.0.1:18081/v1``):
+    #: two models of one name on two servers are told apart
+    specs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def enough_games(self) -> bool:
+        """A complete mirrored pair exists: before it, every number is one deal and one side."""
+        return self.pairs > 0
 
     def as_json(self, source: str = "") -> dict[str, Any]:
         return {
@@ -185,6 +199,8 @@ class Report:
             "pairs": self.pairs,
             "unpaired_games": self.unpaired,
             "models": self.models,
+            "specs": self.specs,
+            "enough_games": self.enough_games,
             "settings": {
                 "alpha": ALPHA,
                 "adjustment": "holm",
@@ -202,16 +218,26 @@ class Report:
             "skills_note": self.skills.note,
             "until_decided": self.decisions.as_json() if self.decisions is not None else None,
             "ratings": {
-                m: {"mu": round(r.mu, 6), "sigma": round(r.sigma, 6), "ordinal": round(r.ordinal, 6), "games": r.games}
+                m: {
+                    "mu": round(r.mu, 6) if self.enough_games else None,  # no mirrored pair: not enough games
+                    "sigma": round(r.sigma, 6) if self.enough_games else None,
+                    "ordinal": round(r.ordinal, 6) if self.enough_games else None,
+                    "games": r.games,
+                }
                 for m, r in sorted(self.ratings.overall.items())
             },
         }
 
 
-def _fmt(cell: Cell | None, metric: str) -> str:
+def _format(cell: Cell | None, metric: str, paired: bool = True) -> str:
     if cell is None:  # a model seat without prices has no cost cell: its dollars are unknown, not 0
         return "unknown" if metric == "cost" else "–"
+    conduct = METRICS[metric].family == "conduct"  # what was done (forfeits, cost) is a fact, not an estimate
+    if not paired and not conduct:
+        return NOT_ENOUGH
     digits = 4 if metric == "cost" else 2
+    if conduct and cell.games == 1:
+        return f"{cell.value:.{digits}f} (1 game)"
     return cell.text(digits)
 
 
@@ -275,14 +301,35 @@ def report_from_results(
     models = sorted(counts)  # by name: an order by rating reads as a ranking the tests may deny (the null case)
     comparisons = compare_all(results, seed, target)
     skills = skill_report(results, seed, resamples or SKILL_RESAMPLES, evidence=evidence)
+    pairs = len(results.pairs())
+    variants = sorted({g["variant"] for g in games})
     return Report(
-        models, ratings, table, counts, metric_tables(models, table, sorted({g["variant"] for g in games})), len(games),
-        comparisons, skills, len(results.pairs()), results.unpaired(), seed, target, evidence=evidence,
+        models, ratings, table, counts, metric_tables(models, table, variants, paired=pairs > 0), len(games),
+        comparisons, skills, pairs, results.unpaired(), seed, target, evidence=evidence, specs=specs_of(results.seats),
     )  # fmt: skip
 
 
-def metric_tables(models: list[str], table: Mapping[tuple[str, str, str, str], Cell], variants: list[str]) -> list[Table]:
-    """The wide descriptive tables: one row per model, one column per metric."""
+def specs_of(seats: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """model -> the seat spec(s) it played as, keys removed (one, unless a database mixes runs)."""
+    from arena.players.redact import redact_spec
+
+    found: dict[str, list[str]] = {}
+    for p in seats:
+        spec = redact_spec(str(p.get("spec") or ""))
+        if spec and spec not in found.setdefault(str(p["model"]), []):
+            found[str(p["model"])].append(spec)
+    return {m: " | ".join(specs) for m, specs in sorted(found.items())}
+
+
+def metric_tables(
+    models: list[str], table: Mapping[tuple[str, str, str, str], Cell], variants: list[str], paired: bool = True
+) -> list[Table]:
+    """The wide descriptive tables: one row per model, one column per metric (``paired`` False: no
+    mirrored pair yet, and every cell but conduct says :data:`NOT_ENOUGH`)."""
+
+    def _fmt(cell: Cell | None, metric: str) -> str:
+        return _format(cell, metric, paired)
+
     tables: list[Table] = []
     present = {k[3] for k in table}
     overview = [m for m in OVERVIEW if m in present]
@@ -332,6 +379,8 @@ def _ordered(models: list[str], holders: list[str]) -> list[str]:
 def ratings_table(report: Report) -> Table:
     rows = [
         [m, f"{r.ordinal:.2f}", f"{r.mu:.2f} ± {r.sigma:.2f}", str(report.games.get(m, 0))]
+        if report.enough_games
+        else [m, NOT_ENOUGH, NOT_ENOUGH, str(report.games.get(m, 0))]  # no mirrored pair: μ 25.00 reads as a rank
         for m in report.models
         if (r := report.ratings.overall.get(m)) is not None
     ]
@@ -403,6 +452,11 @@ METRICS_NOTE = (
     "best deceiver's mafia meets the best detector's town, which the best detector's own mafia never does, "
     "so a side's metric here can read backwards. Compare two models with the skill model or the paired "
     "comparisons above."
+)
+#: why a tournament without a complete mirrored pair shows no numbers in its metrics and ratings
+UNPAIRED_NOTE = (
+    f"No mirrored pair is complete yet, so each model's numbers are a deal and a side, not the model: the metrics "
+    f"other than forfeits and cost, and the ratings, say '{NOT_ENOUGH}'."
 )
 SIDE_LABEL = {"all": "both", "mafia": "mafia", "town": "town"}
 #: what the side column means, for every surface (terminal, leaderboard.md, HTML)
@@ -485,7 +539,7 @@ def print_report(report: Report, console: Any) -> None:
     say(
         f"{_count(report.total_games, 'game')}, {_count(report.pairs, 'mirrored pair')}"
         + (f" ({_count(report.unpaired, 'game')} without its mirror yet)" if report.unpaired else "")
-        + f"; models: {', '.join(report.models)}"
+        + f"; models: {models_line(report)}"
     )
     say()
     if report.decisions is not None:
@@ -530,6 +584,8 @@ def print_report(report: Report, console: Any) -> None:
     say()
     say("METRICS (descriptive: 95% bootstrap intervals over games)", "bold")
     say(METRICS_NOTE)
+    if not report.enough_games:
+        say(UNPAIRED_NOTE)
     for title, header, rows in report.tables:
         labels = header[1:]
         label_width = max((len(x) for x in labels), default=8)
@@ -557,6 +613,11 @@ def wrap_phrases(text: str, width: int = WIDTH) -> str:
     return "\n".join(line.replace("\0", " ") for line in lines)
 
 
+def models_line(report: Report) -> str:
+    """The models, each with its seat spec where that says more than its name (the server it ran on)."""
+    return ", ".join(f"{m} ({report.specs[m]})" if report.specs.get(m, m) != m else m for m in report.models)
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -581,7 +642,8 @@ COMPARISON_HEADER = ["variant", "side", "metric", "A − B [95% CI]", "p", "p ad
 
 def markdown(report: Report, source: str) -> str:
     out = [f"# Leaderboard: {source}", "", f"{report.total_games} games ({report.pairs} mirrored pairs), "
-           f"{len(report.models)} models. Definitions and assumptions: docs/tournaments.md.", ""]  # fmt: skip
+           f"{len(report.models)} models: {models_line(report)}. Definitions and assumptions: docs/tournaments.md.",
+           ""]  # fmt: skip
 
     def add(title: str, header: list[str], rows: list[list[str]]) -> None:
         nonlocal out
@@ -607,7 +669,7 @@ def markdown(report: Report, source: str) -> str:
         add(f"Paired comparison: {title}", header, rows)
         if line:
             out += [line, ""]
-    out += [SIDE_LEGEND, "", METRICS_NOTE, ""]
+    out += [SIDE_LEGEND, "", METRICS_NOTE, ""] + ([UNPAIRED_NOTE, ""] if not report.enough_games else [])
     for title, header, rows in report.tables:
         add(title, header, rows)
     add(*ratings_table(report))
@@ -620,8 +682,13 @@ def write_csv(report: Report, path: Path) -> None:
         w.writerow(["model", "variant", "group", "metric", "value", "lo95", "hi95", "games", "den"])
         for c in sorted(report.cells.values(), key=lambda c: (c.model, c.variant, c.group, c.metric)):
             w.writerow(
-                [c.model, c.variant, c.group, c.metric, f"{c.value:.6g}", f"{c.lo:.6g}", f"{c.hi:.6g}", c.games, f"{c.den:.6g}"]
+                [c.model, c.variant, c.group, c.metric, f"{c.value:.6g}", _csv_num(c.lo), _csv_num(c.hi), c.games, f"{c.den:.6g}"]
             )
+
+
+def _csv_num(x: float) -> str:
+    """A number for a CSV cell; empty when unknown (an interval over one game)."""
+    return f"{x:.6g}" if math.isfinite(x) else ""
 
 
 def write_inference_csv(report: Report, directory: Path) -> list[Path]:

@@ -11,6 +11,9 @@ high. Figures grow in height, never in width, with the number of models and vari
 - ``comparisons.png``: the paired win-rate differences, one row per pairing and variant, filled
   where the Holm-adjusted test flags them;
 - ``winrate_by_role.png``: win rate per variant and role, one bar per model, with intervals.
+
+Before any mirrored pair is complete the metrics read "not enough games": the plots drawn from them
+(the votes scatter, the roles) are not made.
 """
 
 from __future__ import annotations
@@ -49,10 +52,13 @@ def plot(report: Report, directory: Path) -> list[Path]:
     with plt.rc_context(STYLE):
         if report.skills.fits:
             written.append(skills_plot(report, directory / "skills.png"))
-        written.append(scatter_plot(report, directory / "deception_vs_detection.png"))
+        # without a mirrored pair the metrics are "not enough games" (leaderboard.NOT_ENOUGH): no dots for them either
+        if report.skills.fits or report.enough_games:
+            written.append(scatter_plot(report, directory / "deception_vs_detection.png"))
         if any(c.metric == "win" and c.side == "all" for c in report.comparisons):
             written.append(comparisons_plot(report, directory / "comparisons.png"))
-        written.append(roles_plot(report, directory / "winrate_by_role.png"))
+        if report.enough_games:
+            written.append(roles_plot(report, directory / "winrate_by_role.png"))
     return written
 
 

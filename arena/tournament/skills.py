@@ -417,9 +417,23 @@ def identified(obs: Observations) -> str | None:
             "deception and detection are confounded (only each model's sum of the two is identified)"
         )
     met = {(int(m), int(t)) for m, t in zip(obs.mafia, obs.town, strict=True)}
-    for i, j in itertools.combinations(range(len(obs.models)), 2):
-        if (i, j) not in met or (j, i) not in met:
-            return f"the skill model needs every pairing played both ways; {obs.models[i]}~{obs.models[j]} is missing"
+    pairings = list(itertools.combinations(range(len(obs.models)), 2))
+    if not any((i, j) in met and (j, i) in met for i, j in pairings):
+        return (
+            "no pairing was played both ways yet: the skill model needs every pairing's mirrored games "
+            "(each of its two models on the mafia side)"
+        )
+    missing = []
+    for i, j in pairings:
+        a, b = obs.models[i], obs.models[j]
+        if (i, j) in met and (j, i) not in met:
+            missing.append(f"{a}~{b} (only {a} as mafia so far)")
+        elif (j, i) in met and (i, j) not in met:
+            missing.append(f"{a}~{b} (only {b} as mafia so far)")
+        elif (i, j) not in met:
+            missing.append(f"{a}~{b} (not played)")
+    if missing:
+        return "the skill model needs every pairing played both ways; not yet: " + ", ".join(missing)
     return None
 
 
@@ -447,7 +461,7 @@ def skill_report(
             continue
         why = identified(obs)
         if why is not None:
-            notes.append(why)
+            notes.append(why if len(team) == 1 else f"{'all team variants' if variant == ALL_VARIANTS else variant}: {why}")
             continue
         fits.append(fit_skills(obs, variant, seed, resamples))
     differences = [d for f in fits for d in f.differences]
