@@ -328,7 +328,10 @@ def test_the_driver_killed_with_9_resumes(tmp_path):
         printed = proc.stdout.read() if proc.stdout else ""
         if proc.stdout:
             proc.stdout.close()
-        assert printed.startswith(f"Ray: the Ray cluster at {address}, 1 node, 2 CPUs; start-up ")
+        # after the endpoint check's line and the price before the first game: the cluster's line
+        check, price, cluster = printed.splitlines()[:3]
+        assert "(checked in" in check and price.startswith("estimated cost:"), printed
+        assert cluster.startswith(f"Ray: the Ray cluster at {address}, 1 node, 2 CPUs; start-up ")
         before = dict(rows_of(tmp_path / "r.sqlite", "SELECT key, transcript FROM games"))
         assert 2 <= len(before) < 6
         again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
