@@ -155,7 +155,7 @@ def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
         seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
         assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
     record, _, today = log["records"][-1].partition("Since your last turn:")
-    assert record.startswith("The game before today")
+    assert record.startswith("The game before day ")
     assert "<speech" not in record and "Day 1 begins" in record  # the words of earlier days are left out
     assert today.lstrip().startswith("- Day ")  # the current day from its start, word for word
 
@@ -305,3 +305,82 @@ def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_
     assert whole.complete and not [c for c in whole.calls[len(cut.calls) :] if c["call"]["outcome"] == "transport_failed"]
     after = [c["call"] for c in whole.calls[len(cut.calls) :]]
     assert any(c["prompt"]["shared_messages"] == 0 and c["request"] == refused[0]["request"] for c in after)
+
+
+# ---- the second read of the prompts (issue 32): what a fold must not lose or say twice ----------
+#: a night move as the record says it (prompts/blocks/observations.j2's act())
+MOVE_WORDS = {"visit": "a visit to {}", "heal": "a save of {}", "check": "a check of {}", "kill": "a kill of {}"}
+
+
+class Mover(SyncPlayer):
+    """A bot or random player with a folded history that keeps its own night moves: at every
+    decision each earlier one must be in the prompt, in the record or as its tool call."""
+
+    def __init__(self, name: str, seed: int, conv: Conversation, log: dict[str, Any]) -> None:
+        super().__init__(name)
+        self.inner = BotPlayer(name, seed) if seed % 2 else RandomPlayer(name, seed)
+        self.conv, self.log, self.moves = conv, log, []
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        turn = self.conv.ask(request, view, feedback, "", fixed=True)
+        if self.conv.kept == 0 and self.moves:
+            self.log["folds"].append((self.name, request.role, request.group, turn["content"]))
+        text = self.conv.serialized()
+        for kind, target, call in self.moves:
+            said = MOVE_WORDS[kind].format(target) in text or f"you pointed at {target}" in text
+            where = f"{self.name} ({request.role}), day {request.day}"
+            assert said or call in text, f"{where}: {kind} {target} lost\n{turn['content']}"
+        action = self.inner.decide_now(request, view, feedback)
+        data = dump_action(action)
+        text = json.dumps({k: v for k, v in data.items() if k != "kind"})
+        if data.get("kind") in MOVE_WORDS and data.get("target"):
+            self.moves.append((data["kind"], data["target"], f"{action.kind}({text})"))
+        self.conv.answer(text, {"id": f"c{request.id}", "name": action.kind, "arguments": text})
+        return action
+
+
+def _folded_games(variant: str, seeds: tuple[int, ...]) -> list[tuple[str, str, str, str]]:
+    cls = VARIANTS[variant]
+    log: dict[str, Any] = {"folds": []}
+    for seed in seeds:
+        seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
+        game = cls(seats, {"hands": 3} if "hands" in cls.Options.model_fields else {}, seed=seed)
+        options = game.options.model_dump(mode="json")
+        convs = {n: Conversation(n, variant, options, "tools", make_env(), history="days") for n in seats}
+        run_sync(game, {n: Mover(n, seed + i, convs[n], log) for i, n in enumerate(seats)})
+    return log["folds"]
+
+
+def test_cove_folds_at_the_night_so_no_night_move_is_lost():
+    """Cove's night N comes before day N: folded at day N, the seat's own night-N move (a visit, a
+    save, a check, the maniac's kill) was in neither the record nor the kept messages, and the
+    night's rejections were shown again out of their question."""
+    folds = _folded_games("cove", (1, 2, 3))
+    assert folds
+    night = [text for _, role, group, text in folds if group in ("visit", "heal", "check", "night_kill")]
+    assert night and all(re.match(r"The game before night \d+, ", text) for text in night)
+    for *_, text in folds:
+        today = text.split("\n\n", 1)[-1]
+        assert "The moderator rejected your answer" not in today
+
+
+@pytest.mark.parametrize("variant", ["classic", "cove", "village"])
+def test_a_folded_day_states_the_mafia_count_again(variant):
+    """The count was repeated by day only when it changed since the previous prompt, and a fold
+    forgot the prompt but not the count: a mafia seat's "Mafia alive: 1 — you." was gone all day."""
+    folds = _folded_games(variant, (1, 2))
+    assert folds
+    for seat, role, group, text in folds:
+        assert "\nMafia alive: " in text, f"{variant} {seat} ({role}, {group}): no count after the fold\n{text}"
+
+
+def test_the_record_names_a_channel_kill_once_and_a_hand_by_its_number():
+    folds = _folded_games("village", (1, 2))
+    records = [text.split("\n\n", 1)[0] for *_, text in folds]
+    for record in records:
+        lines = record.splitlines()
+        for i, line in enumerate(lines[:-1]):
+            target = re.fullmatch(r"- Your answer: a kill of (\w+)\.", line)
+            assert not (target and lines[i + 1] == f"- On the mafia channel you pointed at {target.group(1)}."), record
+    hands = _folded_games("duel3", (1,))
+    assert hands and all(re.match(r"The game before hand \d+, ", text) for *_, text in hands)

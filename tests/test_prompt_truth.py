@@ -294,3 +294,47 @@ def test_cove_votes_show_the_nominations(played):
     seen, _ = played["cove"]
     votes = [t for *_, g, t in seen if g == "vote"]
     assert votes and all(re.search(r"^Nominations today: \w+ \d+ \(", question_part(t), re.M) for t in votes)
+
+
+# ---- the second read (issue 32's "a new read finds nothing of this kind") ------------------------
+def test_the_mafia_count_says_what_the_game_and_the_seats_checks_prove():
+    """The count "Mafia alive: 0 to 2" while the game goes on in classic (the town wins when no mafia is left),
+    and while the inspector's own check found a living mafia member, were untrue lower bounds."""
+    from arena.engine import Event
+    from arena.engine.wording import public_mafia
+
+    deck = [("mafia", 2), ("citizen", 6), ("inspector", 1)]
+
+    def death(seq: int, who: str) -> Event:
+        return Event(seq, "death", 1, "night", "all", None, data={"player": who, "cause": "mafia"})
+
+    deaths = [death(1, "Ann"), death(2, "Ivy")]
+    assert public_mafia(deck, deaths) == "Mafia alive: 1 to 2 (2 dealt, none shown dead; 2 deaths with the card not shown)."
+    check = Event(3, "check_result", 1, "night", "player:Hal", frozenset({"Hal"}), data={"target": "Dee", "result": "mafia"})
+    three = [*deaths, death(4, "Bob")]
+    assert public_mafia(deck, [*three, check], me="Hal", role="inspector").startswith("Mafia alive: 1 to 2 ")
+    other = Event(5, "check_result", 2, "night", "player:Hal", frozenset({"Hal"}), data={"target": "Eve", "result": "mafia"})
+    assert public_mafia(deck, [*three, check, other], me="Hal", role="inspector") == "Mafia alive: 2 (2 dealt, none shown dead)."
+    # cove deals a maniac: the town wins only when the mafia and the maniac are gone, so 0 mafia may be true
+    cove = [("mafia", 2), ("maniac", 1), ("civilian", 4)]
+    assert public_mafia(cove, deaths).startswith("Mafia alive: 0 to 2 ")
+
+
+@pytest.mark.parametrize("variant", ["classic", "village"])
+def test_no_seat_reads_a_mafia_count_of_zero_while_the_game_goes_on(played, variant):
+    seen, _ = played[variant]
+    texts = [t for *_, t in seen if "Mafia alive:" in t]
+    assert texts and not any(re.search(r"^Mafia alive: 0\b", t, re.M) for t in texts)
+
+
+@pytest.mark.parametrize("variant", ["village", "cove"])
+def test_the_channel_says_each_rule_and_reason_once_in_a_message(played, variant):
+    """The channel rule was said with the team reveal and again in the same message's question; the
+    legal line said "point at a living non-mafia player" once per excluded partner."""
+    seen, _ = played[variant]
+    channel = [t for _, role, g, t in seen if g == "mafia_channel"]
+    assert channel
+    for text in channel:
+        assert text.count("bot partners follow the first pointing") <= 1, text
+        legal = text.split("\nLegal now", 1)[-1].split("\n")[1]
+        assert legal.count("living non-mafia player") <= 1, legal
