@@ -384,3 +384,18 @@ def test_the_record_names_a_channel_kill_once_and_a_hand_by_its_number():
             assert not (target and lines[i + 1] == f"- On the mafia channel you pointed at {target.group(1)}."), record
     hands = _folded_games("duel3", (1,))
     assert hands and all(re.match(r"The game before hand \d+, ", text) for *_, text in hands)
+
+
+@pytest.mark.parametrize("variant", ["duel", "duel3", "trio"])
+def test_a_folded_hand_numbers_the_seats_beats_and_says_its_moves_in_words(variant):
+    """The record of a McKay hand listed "Your answer: a pass." per beat with no beat number (the
+    timing a hand turns on was lost) and a move as its tool's name ("Your answer: place card.")."""
+    folds = _folded_games(variant, (1, 2))
+    assert folds
+    for *_, text in folds:
+        record = text.split("\n\nSince your last turn:", 1)[0]
+        assert not re.search(r"Your answer: (place card|declare cop|handshake|peek)\.", record), record
+        assert "\n- Beat 1. " in record, record
+        for part in re.split(r"(?:Hand \d+ of \d+|Round \d+) begins: ", record)[1:]:  # trio counts a round's beats
+            beats = [int(n) for n in re.findall(r"^- Beat (\d+)\. ", part, re.M)]
+            assert beats == list(range(1, len(beats) + 1)), record

@@ -205,6 +205,26 @@ def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+#: a McKay beat's moves (a judge's ruling, the soliloquy and the killer's choice after it are not beats)
+BEAT_MOVES = frozenset({"pass", "kill", "declare_cop", "handshake", "peek", "place_card"})
+
+
+def _beats(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """McKay's record: each of the seat's beat answers numbered with its beat ("Beat 3. Your answer:
+    a pass."), counted from the hand's (trio: the round's) start, so the events between two answers
+    read as one beat's. The seat answers every beat while it is alive, a forfeit standing for an answer."""
+    if not any(e["type"] == "hand" for e in events):
+        return events
+    beat = 0
+    for e in events:
+        if e["type"] in ("hand", "round"):
+            beat = 0
+        elif e["type"] in ("action", "forfeit") and e["data"].get("action", {}).get("kind") in BEAT_MOVES:
+            beat += 1
+            e["beat"] = beat
+    return events
+
+
 def record_context(event: Event, me: str) -> dict[str, Any]:
     """An event as the record of earlier days reads it: a speech without its words, the seat's own
     answer without its thought (the moves stay: a kill, a check, a vote)."""
@@ -486,7 +506,7 @@ class Conversation:
         opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == period]  # its first: cove's night
         since = f"{opened[0] if opened else 'day'} {period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
         return _tidy(self.env.get_template("blocks/record.j2").render(
-            me=self.me, events=_unrepeated(earlier), record=True, now=now, since=since,
+            me=self.me, events=_beats(_unrepeated(earlier)), record=True, now=now, since=since,
         ))  # fmt: skip
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
