@@ -338,3 +338,13 @@ def test_the_channel_says_each_rule_and_reason_once_in_a_message(played, variant
         assert text.count("bot partners follow the first pointing") <= 1, text
         legal = text.split("\nLegal now", 1)[-1].split("\n")[1]
         assert legal.count("living non-mafia player") <= 1, legal
+
+
+def test_coves_channel_rule_speaks_of_no_rounds(played):
+    """Cove's channel is one pass a night: its mafia were told bot partners follow "the player named
+    most so far this round … when a new round starts", rounds cove does not have, while its bots
+    follow the night's first pointing (arena/players/bot/strategies/daynight.py: channel)."""
+    seen, _ = played["cove"]
+    told = [t for _, role, g, t in seen if role == "mafia" and "bot partners follow the first pointing" in t]
+    assert told and not any(re.search(r"\bround\b", unquoted(t).split("bot partners", 1)[1].split("\n")[0]) for t in told)
+    assert all("the player the night's first pointing named" in t for t in told)

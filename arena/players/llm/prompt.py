@@ -38,7 +38,7 @@ import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
 from arena.engine.wording import nominations_today, public_mafia
-from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_of, team_rule
+from arena.players.convention import channel_rule, day_note, team_note, team_of, team_rule
 
 from .rulebook import card_words, payoffs
 
@@ -449,7 +449,7 @@ class Conversation:
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
             partners=night_partners(request, view.events, self.me),
             team_rule=team_rule(variant),
-            channel_rule=CHANNEL_RULE,
+            channel_rule=channel_rule(variant),
             nominations=nominations_today(view.events) if request.group in ("vote", "verdict") else [],
             kills_to_score=kills_to_score(variant, view.events, self.me, request.role),
             day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
