@@ -38,6 +38,7 @@ def sentence(event: Event, me: str) -> str:
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(lines) == 1, text
     line = lines[0][2:]
+    line = line.split(" A tie or too few accused left")[0]  # a runoff lot's reason: said once for two lots
     return line.split(" The mafia meet on the first night")[0]  # said only when the team is still unknown
 
 

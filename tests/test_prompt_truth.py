@@ -348,3 +348,19 @@ def test_coves_channel_rule_speaks_of_no_rounds(played):
     told = [t for _, role, g, t in seen if role == "mafia" and "bot partners follow the first pointing" in t]
     assert told and not any(re.search(r"\bround\b", unquoted(t).split("bot partners", 1)[1].split("\n")[0]) for t in told)
     assert all("the player the night's first pointing named" in t for t in told)
+
+
+def test_a_runoff_lot_is_explained_once_and_names_the_seat_you():
+    """Two lots filling village's final vote said their long reason twice in one message, and named
+    the seat itself in the third person in the pool ("A lot among Ann, … and Kim" to Kim)."""
+    from arena.engine import Event
+    from arena.players.llm.prompt import event_context
+
+    among = ["Ann", "Bob", "Kim"]
+    lots = [
+        Event(1, "lot", 3, "discussion", "all", None, data={"why": "runoff", "among": among, "player": "Bob"}),
+        Event(2, "lot", 3, "discussion", "all", None, data={"why": "runoff", "among": among, "player": "Kim"}),
+    ]
+    text = make_env().get_template("blocks/observations.j2").render(events=[event_context(e, "Kim") for e in lots], me="Kim")
+    assert text.count("A tie or too few accused left a place open") == 1, text
+    assert "A lot among Ann, Bob and you puts you in the final vote." in text and "Kim" not in text, text
