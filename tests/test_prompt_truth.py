@@ -364,3 +364,14 @@ def test_a_runoff_lot_is_explained_once_and_names_the_seat_you():
     text = make_env().get_template("blocks/observations.j2").render(events=[event_context(e, "Kim") for e in lots], me="Kim")
     assert text.count("A tie or too few accused left a place open") == 1, text
     assert "A lot among Ann, Bob and you puts you in the final vote." in text and "Kim" not in text, text
+
+
+def test_a_claims_check_results_are_said_to_be_deduced_where_no_card_checks_a_player(played):
+    """Trio's claims note offered "check results you say you learned" where no card checks a player."""
+    for variant in sorted(VARIANTS):
+        _, systems = played[variant]
+        with_claims = [s for s in systems if "## Claims" in s]
+        checker = bool(deck_roles(variant) & {"inspector", "detective"})
+        for system in with_claims:
+            assert ("No card in this game checks a player" in system) != checker, variant
+    assert any("## Claims" in s for s in played["trio"][1])
