@@ -375,3 +375,23 @@ def test_a_claims_check_results_are_said_to_be_deduced_where_no_card_checks_a_pl
         for system in with_claims:
             assert ("No card in this game checks a player" in system) != checker, variant
     assert any("## Claims" in s for s in played["trio"][1])
+
+
+@pytest.mark.parametrize("variant", ["classic", "cove", "village"])
+def test_the_events_about_the_seat_say_you(played, variant):
+    """The events since a seat's last turn said "Cid accuses Hal.", "Hal is cleared", "Vote on the
+    charge against Hal" to Hal: the seat in the third person, where its question already says "you"."""
+    seen, _ = played[variant]
+    about = 0
+    for seat, _role, _group, text in seen:
+        for line in unquoted(text).splitlines():
+            if not line.startswith("- "):
+                continue
+            hit = re.search(
+                rf"\baccuses {seat}\b|\b{seat} now has\b|^- {seat} is (charged|cleared|spared|on trial|acquitted)\b"
+                rf"|\b(against|execution of|guilt of) {seat}:|\bnominat(es|ing) {seat}\b|\bfloor to ([\w, ]+and )?{seat}\b",
+                line,
+            )
+            assert hit is None, f"{variant} {seat}: {line}"
+            about += bool(re.search(r"accuses you\b|nominat(es|ing) you\b|^- You are (charged|cleared|spared|on trial)", line))
+    assert about, variant
