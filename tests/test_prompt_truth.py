@@ -294,3 +294,104 @@ def test_cove_votes_show_the_nominations(played):
     seen, _ = played["cove"]
     votes = [t for *_, g, t in seen if g == "vote"]
     assert votes and all(re.search(r"^Nominations today: \w+ \d+ \(", question_part(t), re.M) for t in votes)
+
+
+# ---- the second read (issue 32's "a new read finds nothing of this kind") ------------------------
+def test_the_mafia_count_says_what_the_game_and_the_seats_checks_prove():
+    """The count "Mafia alive: 0 to 2" while the game goes on in classic (the town wins when no mafia is left),
+    and while the inspector's own check found a living mafia member, were untrue lower bounds."""
+    from arena.engine import Event
+    from arena.engine.wording import public_mafia
+
+    deck = [("mafia", 2), ("citizen", 6), ("inspector", 1)]
+
+    def death(seq: int, who: str) -> Event:
+        return Event(seq, "death", 1, "night", "all", None, data={"player": who, "cause": "mafia"})
+
+    deaths = [death(1, "Ann"), death(2, "Ivy")]
+    assert public_mafia(deck, deaths) == "Mafia alive: 1 to 2 (2 dealt, none shown dead; 2 deaths with the card not shown)."
+    check = Event(3, "check_result", 1, "night", "player:Hal", frozenset({"Hal"}), data={"target": "Dee", "result": "mafia"})
+    three = [*deaths, death(4, "Bob")]
+    assert public_mafia(deck, [*three, check], me="Hal", role="inspector").startswith("Mafia alive: 1 to 2 ")
+    other = Event(5, "check_result", 2, "night", "player:Hal", frozenset({"Hal"}), data={"target": "Eve", "result": "mafia"})
+    assert public_mafia(deck, [*three, check, other], me="Hal", role="inspector") == "Mafia alive: 2 (2 dealt, none shown dead)."
+    # cove deals a maniac: the town wins only when the mafia and the maniac are gone, so 0 mafia may be true
+    cove = [("mafia", 2), ("maniac", 1), ("civilian", 4)]
+    assert public_mafia(cove, deaths).startswith("Mafia alive: 0 to 2 ")
+
+
+@pytest.mark.parametrize("variant", ["classic", "village"])
+def test_no_seat_reads_a_mafia_count_of_zero_while_the_game_goes_on(played, variant):
+    seen, _ = played[variant]
+    texts = [t for *_, t in seen if "Mafia alive:" in t]
+    assert texts and not any(re.search(r"^Mafia alive: 0\b", t, re.M) for t in texts)
+
+
+@pytest.mark.parametrize("variant", ["village", "cove"])
+def test_the_channel_says_each_rule_and_reason_once_in_a_message(played, variant):
+    """The channel rule was said with the team reveal and again in the same message's question; the
+    legal line said "point at a living non-mafia player" once per excluded partner."""
+    seen, _ = played[variant]
+    channel = [t for _, role, g, t in seen if g == "mafia_channel"]
+    assert channel
+    for text in channel:
+        assert text.count("bot partners follow the first pointing") <= 1, text
+        legal = text.split("\nLegal now", 1)[-1].split("\n")[1]
+        assert legal.count("living non-mafia player") <= 1, legal
+
+
+def test_coves_channel_rule_speaks_of_no_rounds(played):
+    """Cove's channel is one pass a night: its mafia were told bot partners follow "the player named
+    most so far this round … when a new round starts", rounds cove does not have, while its bots
+    follow the night's first pointing (arena/players/bot/strategies/daynight.py: channel)."""
+    seen, _ = played["cove"]
+    told = [t for _, role, g, t in seen if role == "mafia" and "bot partners follow the first pointing" in t]
+    assert told and not any(re.search(r"\bround\b", unquoted(t).split("bot partners", 1)[1].split("\n")[0]) for t in told)
+    assert all("the player the night's first pointing named" in t for t in told)
+
+
+def test_a_runoff_lot_is_explained_once_and_names_the_seat_you():
+    """Two lots filling village's final vote said their long reason twice in one message, and named
+    the seat itself in the third person in the pool ("A lot among Ann, … and Kim" to Kim)."""
+    from arena.engine import Event
+    from arena.players.llm.prompt import event_context
+
+    among = ["Ann", "Bob", "Kim"]
+    lots = [
+        Event(1, "lot", 3, "discussion", "all", None, data={"why": "runoff", "among": among, "player": "Bob"}),
+        Event(2, "lot", 3, "discussion", "all", None, data={"why": "runoff", "among": among, "player": "Kim"}),
+    ]
+    text = make_env().get_template("blocks/observations.j2").render(events=[event_context(e, "Kim") for e in lots], me="Kim")
+    assert text.count("A tie or too few accused left a place open") == 1, text
+    assert "A lot among Ann, Bob and you puts you in the final vote." in text and "Kim" not in text, text
+
+
+def test_a_claims_check_results_are_said_to_be_deduced_where_no_card_checks_a_player(played):
+    """Trio's claims note offered "check results you say you learned" where no card checks a player."""
+    for variant in sorted(VARIANTS):
+        _, systems = played[variant]
+        with_claims = [s for s in systems if "## Claims" in s]
+        checker = bool(deck_roles(variant) & {"inspector", "detective"})
+        for system in with_claims:
+            assert ("No card in this game checks a player" in system) != checker, variant
+    assert any("## Claims" in s for s in played["trio"][1])
+
+
+@pytest.mark.parametrize("variant", ["classic", "cove", "village"])
+def test_the_events_about_the_seat_say_you(played, variant):
+    """The events since a seat's last turn said "Cid accuses Hal.", "Hal is cleared", "Vote on the
+    charge against Hal" to Hal: the seat in the third person, where its question already says "you"."""
+    seen, _ = played[variant]
+    about = 0
+    for seat, _role, _group, text in seen:
+        for line in unquoted(text).splitlines():
+            if not line.startswith("- "):
+                continue
+            hit = re.search(
+                rf"\baccuses {seat}\b|\b{seat} now has\b|^- {seat} is (charged|cleared|spared|on trial|acquitted)\b"
+                rf"|\b(against|execution of|guilt of) {seat}:|\bnominat(es|ing) {seat}\b|\bfloor to ([\w, ]+and )?{seat}\b",
+                line,
+            )
+            assert hit is None, f"{variant} {seat}: {line}"
+            about += bool(re.search(r"accuses you\b|nominat(es|ing) you\b|^- You are (charged|cleared|spared|on trial)", line))
+    assert about, variant

@@ -403,7 +403,7 @@ def _alive_line(card: str, word: str, dealt: int, deaths: list[Event], me: str |
     shown = sum(1 for e in deaths if e.data.get("role") == card)
     hidden = sum(1 for e in deaths if e.data.get("role") is None)
     most = dealt - shown
-    least = max(floor, most - hidden)
+    least = min(most, max(floor, most - hidden))
     shown_words = f"{shown} shown dead" if shown else "none shown dead"
     if least == most:
         return f"{word} alive: {most} ({dealt} dealt, {shown_words})."
@@ -417,10 +417,14 @@ def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | N
     here) minus the public deaths whose card was shown; deaths with a hidden card leave a range.
     A seat that knows every holder says the exact count with the names: a mafia seat told its
     ``team`` (the living mafia when they met), a maniac (``role``) about himself. A mafia seat
-    not yet told its partners counts itself: at least one is alive while it is. None when the
-    deck deals none of these cards."""
+    not yet told its partners counts itself: at least one is alive while it is; so does each
+    living player the seat's own checks found mafia, and, where no maniac is dealt, the game going
+    on (the town wins when no mafia is left). None when the deck deals none of these cards."""
     counts = dict((card, n) for card, n in deck or ())
     deaths = [e for e in events if e.type == "death" and e.to is None]
+    dead = {str(e.data.get("player")) for e in deaths}
+    # the seat's own checks that found a mafia member (a check's answer is true; the maniac shows "not mafia")
+    caught = {str(e.data.get("target")) for e in events if e.type == "check_result" and e.data.get("result") == "mafia"}
     lines = []
     for card, word in COUNTED_CARDS:
         dealt = counts.get(card, 0)
@@ -432,7 +436,10 @@ def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | N
         elif role == card and dealt == 1 and me is not None:
             known = {me}
         mine = role == card and me is not None and all(e.data.get("player") != me for e in deaths)
-        lines.append(_alive_line(card, word, dealt, deaths, me, known, 1 if mine else 0))
+        floor = (1 if mine else 0) + len(caught - dead) if card == "mafia" else (1 if mine else 0)
+        if card == "mafia" and not counts.get("maniac"):
+            floor = max(floor, 1)  # the town wins when no mafia is left: while the game goes on, one is
+        lines.append(_alive_line(card, word, dealt, deaths, me, known, floor))
     return " ".join(lines) or None
 
 

@@ -41,6 +41,11 @@ CHANNEL_RULE = (
     "player named most so far this round (a tie: the one named first), at the night's first pointing "
     "when a new round starts, and chooses for itself only when nobody has pointed yet tonight"
 )
+#: cove's channel has one pass a night (no rounds): a bot partner follows the night's first pointing
+CHANNEL_RULE_ONE_PASS = (
+    "partners are asked in seat order, and bot partners follow the first pointing: each points at the "
+    "player the night's first pointing named, and chooses for itself only when nobody has pointed yet tonight"
+)
 #: the variants whose mafia shoot in silence by :data:`CONVENTION` (the others talk on a channel)
 SILENT_SHOT = frozenset({"classic"})
 CHANNEL = frozenset({"village", "cove"})
@@ -56,8 +61,14 @@ def team_rule(variant: str | None) -> str | None:
             "So by day your accusation also names your team's shot."
         )
     if variant in CHANNEL:
-        return f"On the night channel {CHANNEL_RULE}."
+        return f"On the night channel {channel_rule(variant)}."
     return None
+
+
+def channel_rule(variant: str | None) -> str:
+    """How bot partners point on the mafia channel, as every mafia seat is told it: village's
+    rounds follow the round's most named, cove's single pass the night's first pointing."""
+    return CHANNEL_RULE_ONE_PASS if variant == "cove" else CHANNEL_RULE
 
 
 def day_note(variant: str | None, group: str, role: str, events: Sequence[Event], alive: Iterable[str], me: str) -> str | None:

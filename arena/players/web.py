@@ -22,7 +22,7 @@ from typing import Any
 from arena.engine import KINDS, ActionBase, DecisionRequest, Event, View
 from arena.engine.wording import public_mafia
 from arena.players.base import Beat
-from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_note_text, team_of, team_rule
+from arena.players.convention import channel_rule, day_note, team_note, team_note_text, team_of, team_rule
 
 TIMEOUT_THOUGHT = "no answer in time: the default was played"
 
@@ -66,7 +66,7 @@ def seat_notes(request: DecisionRequest, events: Sequence[Event], me: str) -> li
     if day is not None:
         notes.append(day)
     if request.group == "mafia_channel":
-        notes.append(f"On the night channel {CHANNEL_RULE}.")
+        notes.append(f"On the night channel {channel_rule(variant)}.")
     return notes
 
 

@@ -33,7 +33,7 @@ from arena.engine.actions import Claim
 from arena.engine.events import PUBLIC
 from arena.engine.wording import and_list, describe_action
 from arena.players.base import Beat, StopGame
-from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_note_text, team_rule
+from arena.players.convention import channel_rule, day_note, team_note, team_note_text, team_rule
 
 from .keyboard import EOF, INTERRUPT, Key, Keyboard, TerminalKeyboard
 from .menu import (
@@ -688,7 +688,7 @@ class HumanPlayer:
         if note is not None:
             notes.append(note)
         if request.group == "mafia_channel":
-            notes.append(f"On the night channel {CHANNEL_RULE}.")
+            notes.append(f"On the night channel {channel_rule(variant)}.")
         return notes
 
     def _show(self, request: DecisionRequest, *, panel: bool = True, notes: Sequence[str] = ()) -> None:

@@ -38,7 +38,7 @@ import jinja2
 
 from arena.engine import ActionBase, DecisionRequest, Event, View, dump_action
 from arena.engine.wording import nominations_today, public_mafia
-from arena.players.convention import CHANNEL_RULE, day_note, team_note, team_of, team_rule
+from arena.players.convention import channel_rule, day_note, team_note, team_of, team_rule
 
 from .rulebook import card_words, payoffs
 
@@ -181,12 +181,48 @@ def event_context(event: Event, me: str) -> dict[str, Any]:
 
 
 #: events that open a day (McKay: a hand); with ``history = "days"`` the days before the newest are folded
-BOUNDARIES = frozenset({"day", "hand"})
+#: (cove's night N comes before day N and is numbered with it: a day there opens with its night)
+BOUNDARIES = frozenset({"day", "night", "hand"})
 #: events the record of earlier days leaves out: the moderator's rejections (the answer that followed is kept)
 UNRECORDED = frozenset({"rejected"})
 #: the seat's own answers the record leaves out because a public event states them (its speeches; its
 #: votes, named in every vote's result)
 STATED = frozenset({"speak", "verdict", "vote"})
+
+
+def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record without the seat's own kill answer when its pointing on the mafia channel, next,
+    states the same move ("Your answer: a kill of Cid." then "On the mafia channel you pointed at Cid.")."""
+    out = []
+    for i, e in enumerate(events):
+        action = e["data"].get("action") if e["type"] == "action" else None
+        if isinstance(action, dict) and action.get("kind") == "kill":
+            later = next((x for x in events[i + 1 :] if x["mine"] and x["type"] in ("speech", "action")), None)
+            channel = later is not None and later["type"] == "speech" and later["data"].get("kind") == "channel"
+            if channel and later["data"].get("target") == action.get("target"):  # type: ignore[index]
+                continue
+        out.append(e)
+    return out
+
+
+#: a McKay beat's moves (a judge's ruling, the soliloquy and the killer's choice after it are not beats)
+BEAT_MOVES = frozenset({"pass", "kill", "declare_cop", "handshake", "peek", "place_card"})
+
+
+def _beats(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """McKay's record: each of the seat's beat answers numbered with its beat ("Beat 3. Your answer:
+    a pass."), counted from the hand's (trio: the round's) start, so the events between two answers
+    read as one beat's. The seat answers every beat while it is alive, a forfeit standing for an answer."""
+    if not any(e["type"] == "hand" for e in events):
+        return events
+    beat = 0
+    for e in events:
+        if e["type"] in ("hand", "round"):
+            beat = 0
+        elif e["type"] in ("action", "forfeit") and e["data"].get("action", {}).get("kind") in BEAT_MOVES:
+            beat += 1
+            e["beat"] = beat
+    return events
 
 
 def record_context(event: Event, me: str) -> dict[str, Any]:
@@ -212,8 +248,23 @@ def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, 
         "null_words": NULL_WORDS.get((kind, name), "to leave it empty"),
         "max_items": spec.max_items,
         "forbidden": dict(spec.forbidden),
-        "excluded": [(names, why) for why, names in excluded.items()],
+        "excluded": _once(excluded),
     }
+
+
+def _once(excluded: dict[str, list[str]]) -> list[tuple[list[str], str]]:
+    """The excluded names with their reasons, a reason's closing clause said once: "not you: you
+    cannot point at yourself: point at a living non-mafia player; not Dee: Dee is in the mafia"
+    (the engine's reasons each stand alone, as a rejection says one of them)."""
+    said: set[str] = set()
+    out = []
+    for why, names in excluded.items():
+        head, sep, tail = why.partition(": ")
+        if sep and tail in said:
+            why = head
+        said.add(tail if sep else why)
+        out.append((names, why))
+    return out
 
 
 def request_context(request: DecisionRequest, fixed: bool = True) -> dict[str, Any]:
@@ -398,7 +449,7 @@ class Conversation:
             team=team_note(request.group, request.role, view.events, request.alive, self.me),
             partners=night_partners(request, view.events, self.me),
             team_rule=team_rule(variant),
-            channel_rule=CHANNEL_RULE,
+            channel_rule=channel_rule(variant),
             nominations=nominations_today(view.events) if request.group in ("vote", "verdict") else [],
             kills_to_score=kills_to_score(variant, view.events, self.me, request.role),
             day_note=day_note(variant, request.group, request.role, view.events, request.alive, self.me),
@@ -419,11 +470,11 @@ class Conversation:
     def state(self) -> tuple[Any, ...]:
         """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
         return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
-                self.call_request, self.period, self.kept)  # fmt: skip
+                self.call_request, self.period, self.kept, self.last_mafia)  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
-         self.call_request, self.period, self.kept) = state  # fmt: skip
+         self.call_request, self.period, self.kept, self.last_mafia) = state  # fmt: skip
 
     def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
         """At the first call of a new day (McKay: hand), forget the messages and return the record
@@ -446,13 +497,17 @@ class Conversation:
             self.period = max(self.period, period)
         told = view.events[: self.seen] if now else [e for e in view.events if e.day < period]
         self.messages = []
-        self.last_alive, self.last_schema, self.call_request = None, "", None
+        self.last_alive, self.last_schema, self.last_mafia, self.call_request = None, "", None, None
         self.groups_seen = set()  # the standing guidance of a group is given again, once a day
         earlier = [record_context(e, self.me) for e in told if e.type not in UNRECORDED]
         earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
         if not earlier:
             return ""
-        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, record=True, now=now))
+        opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == period]  # its first: cove's night
+        since = f"{opened[0] if opened else 'day'} {period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
+        return _tidy(self.env.get_template("blocks/record.j2").render(
+            me=self.me, events=_beats(_unrepeated(earlier)), record=True, now=now, since=since,
+        ))  # fmt: skip
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
         """Append the model's answer: its JSON text, and the tool call it made, if it made one."""
