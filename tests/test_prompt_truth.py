@@ -228,11 +228,15 @@ def test_examples_name_only_the_variants_roles(played, variant):
 def test_the_mafia_rule_reaches_a_mafia_seat_by_day(played):
     """Classic: the rule with the team reveal, and in every day question of a mafia seat."""
     seen, _ = played["classic"]
-    days = [(s, g, t) for s, role, g, t in seen if role == "mafia" and g in ("discussion", "verdict", "defence", "floor")]
+    days = [(s, g, t) for s, role, g, t in seen if role == "mafia" and g in ("discussion", "verdict", "defence", "floor", "last_words")]
     reveal = [t for s, role, g, t in seen if role == "mafia" and "Your team (the mafia)" in t]
     assert reveal and all("So by day your accusation also names your team's shot" in t for t in reveal)
-    noted = [t for _, _, t in days if "Your accusation also names your team's shot" in t]
+    noted = [t for _, _, t in days if "your team's shot: tonight" in t]
     assert noted and len(noted) >= len(days) // 2  # a lone survivor has nobody to agree with
+    # only a question that may accuse says "your accusation"; a defence, a vote or last words cannot accuse
+    for _, group, text in days:
+        mine = "Your accusation also names your team's shot" in text
+        assert mine == (group == "discussion" and "your team's shot: tonight" in text), (group, text)
     town = [t for _, role, _, t in seen if role != "mafia"]
     assert not any("your team's shot" in t for t in town)
     # the exact count by day too: in the first day question after the team meets

@@ -25,8 +25,10 @@ def test_the_seat_page_tells_a_mafia_seat_its_count_and_rule(tmp_path: Path) -> 
         assert "Mafia alive: 2 — you and Gus." in panel
         rule = wait_for(browser, "document.querySelector('#rules-team-rule')?.innerText")
         assert "Your team's night shot follows one rule" in rule
-        if "Your discussion turn" in panel or "Vote yes" in panel:  # a day question: the reminder
+        if "Your discussion turn" in panel:  # a question that may accuse: the reminder
             assert "Your accusation also names your team's shot" in panel
+        elif "Vote yes" in panel:  # a vote cannot accuse, and says so
+            assert "You cannot accuse in this answer, but the day's accusations still pick your team's shot" in panel
         assert browser.errors() == []
 
 

@@ -51,6 +51,8 @@ SILENT_SHOT = frozenset({"classic"})
 CHANNEL = frozenset({"village", "cove"})
 #: a day/night game's questions asked by day (the day's accusation picks the night's shot)
 DAY_GROUPS = frozenset({"discussion", "verdict", "vote", "defence", "floor", "last_words"})
+#: the day questions whose answer may accuse (in the others the seat cannot name the shot itself)
+ACCUSING_GROUPS = frozenset({"discussion"})
 
 
 def team_rule(variant: str | None) -> str | None:
@@ -73,7 +75,8 @@ def channel_rule(variant: str | None) -> str:
 
 def day_note(variant: str | None, group: str, role: str, events: Sequence[Event], alive: Iterable[str], me: str) -> str | None:
     """The reminder in a day question of a mafia seat in a silent-shot game: its accusation also
-    names the team's shot, and whom the rule names now (None for any other question)."""
+    names the team's shot (in a question where it cannot accuse, the day's accusations still do),
+    and whom the rule names now (None for any other question)."""
     if variant not in SILENT_SHOT or role != "mafia" or group not in DAY_GROUPS:
         return None
     alive = tuple(alive)
@@ -81,11 +84,13 @@ def day_note(variant: str | None, group: str, role: str, events: Sequence[Event]
     if not [n for n in team if n != me and n in alive]:
         return None  # alone: nobody to agree with
     now = f"right now it names {named}" if named else "right now it names nobody"
-    return (
-        "Your accusation also names your team's shot: tonight each of you shoots the player named by your "
-        f"team's latest accusation of a living player outside the team (else the latest anyone made, else the first "
-        f"outsider to speak); {now}."
+    rule = (
+        "tonight each of you shoots the player named by your team's latest accusation of a living player outside "
+        f"the team (else the latest anyone made, else the first outsider to speak); {now}."
     )
+    if group in ACCUSING_GROUPS:
+        return f"Your accusation also names your team's shot: {rule}"
+    return f"You cannot accuse in this answer, but the day's accusations still pick your team's shot: {rule}"
 
 
 def accusations(events: Iterable[Event]) -> list[tuple[str, str]]:
