@@ -399,3 +399,20 @@ def test_the_events_about_the_seat_say_you(played, variant):
             assert hit is None, f"{variant} {seat}: {line}"
             about += bool(re.search(r"accuses you\b|nominat(es|ing) you\b|^- You are (charged|cleared|spared|on trial)", line))
     assert about, variant
+
+
+@pytest.mark.parametrize("variant", ["classic", "cove", "village"])
+def test_a_vote_lists_the_seat_as_you_in_its_own_prompt(played, variant):
+    """The voters of a vote, read by one of them: "no: Dee, Gus and you", "you → Bob", never "Hal"."""
+    seen, _ = played[variant]
+    listed = 0
+    for seat, role, group, text in seen:
+        for line in unquoted(text).splitlines():
+            if not line.startswith("- Vote"):
+                continue
+            for part in re.findall(r"\b(?:yes|no): ([^;.]*)", line):
+                listed += "you" in part.split(", ") or part.endswith(" you")
+                assert not re.search(rf"\b{seat}\b", part), f"{variant} {seat} listed by name: {line}"
+            assert not re.search(rf"\b{seat} →", line), f"{variant} {seat} votes by name: {line}"
+    if variant != "cove":
+        assert listed, f"{variant}: no seat read itself in a voter list"

@@ -80,6 +80,11 @@ def _names(value: Any, empty: str = "nobody") -> str:
     return str(value)
 
 
+def _you(values: Any, me: str) -> list[str]:
+    """A list of names with the seat itself as "you" (a voter list read in its own prompt)."""
+    return ["you" if str(v) == me else str(v) for v in values or ()]
+
+
 def _choices(values: Iterable[Any], conj: str = "or") -> str:
     items = [str(v) for v in values]
     if len(items) <= 1:
@@ -142,6 +147,7 @@ def _env_for(directory: str) -> jinja2.Environment:
     env.filters.update(
         quote=_quote,
         names=_names,
+        you=_you,
         choices=_choices,
         signed=_signed,
         by_size=_by_size,
