@@ -416,3 +416,16 @@ def test_a_vote_lists_the_seat_as_you_in_its_own_prompt(played, variant):
             assert not re.search(rf"\b{seat} →", line), f"{variant} {seat} votes by name: {line}"
     if variant != "cove":
         assert listed, f"{variant}: no seat read itself in a voter list"
+
+
+def test_village_says_a_nights_lot_and_the_days_last_vote_once_in_a_message(played):
+    """The channel's result carries the night's lot ("a lot among … makes Kim tonight's victim"), with no
+    second line saying the victim again; the final vote's event does not repeat the question's words."""
+    seen, _ = played["village"]
+    lots = 0
+    for seat, role, group, text in seen:
+        said = unquoted(text)
+        assert said.count("tonight's victim.") <= 1, f"village {seat} ({group}) reads the victim twice:\n{said}"
+        assert said.count("The day must end with a conviction") <= 1, f"village {seat} ({group}):\n{said}"
+        lots += "no agreement: a lot among" in said
+    assert lots, "village: no night's lot was read"
