@@ -17,7 +17,7 @@ import pytest
 from arena.engine import DecisionRequest, Event, View, dump_action
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
-from arena.players.llm.prompt import Conversation, event_context, make_env
+from arena.players.llm.prompt import MOVE_EVENTS, Conversation, event_context, make_env
 from arena.players.random import RandomPlayer
 from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
@@ -32,9 +32,11 @@ SAME_SENTENCE = frozenset({
 CLAIM = re.compile(r"\[claim: [^\]]*\]")
 
 
-def sentence(event: Event, me: str) -> str:
-    """The event's own sentence as the observations block writes it (no heading, no list mark)."""
-    text = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
+def sentence(event: Event, me: str, before: Event | None = None) -> str:
+    """The event's own sentence as the observations block writes it (no heading, no list mark);
+    ``before``: the event it follows, where its sentence depends on it (a channel's result after the night's lot)."""
+    events = [event_context(e, me) for e in (before, event) if e is not None]
+    text = make_env().get_template("blocks/observations.j2").render(events=events, me=me)
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(lines) == 1, text
     line = lines[0][2:]
@@ -45,8 +47,21 @@ def sentence(event: Event, me: str) -> str:
 def facts(view: View, me: str) -> list[tuple[str, Any]]:
     """Every fact of the view so far, each as what a prompt must show for it."""
     out: list[tuple[str, Any]] = []
-    for event in view.events:
-        if event.type in SAME_SENTENCE:
+    events = list(view.events)
+    answer = ""  # the seat's latest answer as the record says it ("a handshake offer")
+    for i, event in enumerate(events):
+        before = events[i - 1] if i else None
+        after = events[i + 1] if i + 1 < len(events) else None
+        if event.type == "action" and event.actor == me:
+            rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
+            answer = rendered.split("Your answer: ", 1)[-1].strip()
+        if event.type == "lot" and event.data.get("why") == "night_kill" and after is not None and after.type == "channel_result":
+            continue  # the channel's result, next, says the lot
+        if event.type == "channel_result" and before is not None and before.type == "lot":
+            out.append(("sentence", sentence(event, me, before)))
+        elif event.type in MOVE_EVENTS.values() and event.actor == me:
+            out.append(("move", (sentence(event, me), answer)))  # McKay's record: the answer line states it
+        elif event.type in SAME_SENTENCE:
             out.append(("sentence", sentence(event, me)))
         elif event.type == "speech" and event.data.get("kind") != "channel":
             data = event.data
@@ -67,7 +82,7 @@ def found(fact: tuple[str, Any], text: str) -> bool:
     kind, value = fact
     if kind == "sentence":
         return value in text
-    if kind == "claim":
+    if kind in ("claim", "move"):
         return value[0] in text or value[1] in text
     who, field, target = value
     return any(line.startswith(f"- {who}") and field in line and target in line for line in text.splitlines())
@@ -400,3 +415,19 @@ def test_a_folded_hand_numbers_the_seats_beats_and_says_its_moves_in_words(varia
         for part in re.split(r"(?:Hand \d+ of \d+|Round \d+) begins: ", record)[1:]:  # trio counts a round's beats
             beats = [int(n) for n in re.findall(r"^- Beat (\d+)\. ", part, re.M)]
             assert beats == list(range(1, len(beats) + 1)), record
+
+
+@pytest.mark.parametrize("variant", ["duel", "duel3", "trio"])
+def test_a_folded_hand_says_each_of_the_seats_moves_once(variant):
+    """The record said a move twice ("Beat 2. Your answer: a handshake offer." then "You offer a
+    handshake.") and followed a beat answer with words by a content-free "You spoke."."""
+    folds = _folded_games(variant, (1, 2))
+    echoes = ("You offer a handshake.", 'You declare "I am the cop"', "You put your card", "You kill ", "You look at card")
+    answered = 0
+    for *_, text in folds:
+        record = text.split("\n\nSince your last turn:", 1)[0]
+        answered += record.count("Your answer: ")
+        assert "- You spoke." not in record, record
+        for echo in echoes:
+            assert f"\n- {echo}" not in record, record
+    assert answered

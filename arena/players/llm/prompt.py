@@ -215,6 +215,38 @@ def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 BEAT_MOVES = frozenset({"pass", "kill", "declare_cop", "handshake", "peek", "place_card"})
 
 
+#: a McKay answer's own public event, which states the move the record's answer line just gave
+MOVE_EVENTS = {
+    "handshake": "handshake", "declare_cop": "cop_declared", "place_card": "card_placed", "kill": "kill",
+    "peek": "peek", "judge": "judge_ruling", "retract": "retracted",
+}  # fmt: skip
+
+
+def _moves_once(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """McKay's record says each of the seat's moves once: after "Beat 2. Your answer: a handshake
+    offer." it leaves out the seat's own "You offer a handshake.", and the "You spoke." of a beat
+    answer's words (the record keeps no words; a claim made with them stays)."""
+    if not any(e["type"] == "hand" for e in events):
+        return events
+    out: list[dict[str, Any]] = []
+    move: str | None = None  # the event type the seat's latest answer publishes
+    words = False  # the seat's latest answer was a beat's, whose words may follow as a speech
+    for e in events:
+        if e["type"] in ("hand", "round"):
+            move, words = None, False
+        elif e["type"] in ("action", "forfeit"):
+            kind = e["data"].get("action", {}).get("kind")
+            move, words = MOVE_EVENTS.get(kind), kind in BEAT_MOVES
+        elif e["mine"] and move is not None and e["type"] == move:
+            move = None
+            continue
+        elif e["mine"] and words and e["type"] == "speech" and e["data"].get("kind") == "beat" and not e["data"].get("claim"):
+            words = False
+            continue
+        out.append(e)
+    return out
+
+
 def _beats(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """McKay's record: each of the seat's beat answers numbered with its beat ("Beat 3. Your answer:
     a pass."), counted from the hand's (trio: the round's) start, so the events between two answers
@@ -512,7 +544,7 @@ class Conversation:
         opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == period]  # its first: cove's night
         since = f"{opened[0] if opened else 'day'} {period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
         return _tidy(self.env.get_template("blocks/record.j2").render(
-            me=self.me, events=_beats(_unrepeated(earlier)), record=True, now=now, since=since,
+            me=self.me, events=_moves_once(_beats(_unrepeated(earlier))), record=True, now=now, since=since,
         ))  # fmt: skip
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
