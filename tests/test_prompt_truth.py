@@ -228,7 +228,8 @@ def test_examples_name_only_the_variants_roles(played, variant):
 def test_the_mafia_rule_reaches_a_mafia_seat_by_day(played):
     """Classic: the rule with the team reveal, and in every day question of a mafia seat."""
     seen, _ = played["classic"]
-    days = [(s, g, t) for s, role, g, t in seen if role == "mafia" and g in ("discussion", "verdict", "defence", "floor", "last_words")]
+    day_groups = ("discussion", "verdict", "defence", "floor", "last_words")
+    days = [(s, g, t) for s, role, g, t in seen if role == "mafia" and g in day_groups]
     reveal = [t for s, role, g, t in seen if role == "mafia" and "Your team (the mafia)" in t]
     assert reveal and all("So by day your accusation also names your team's shot" in t for t in reveal)
     noted = [t for _, _, t in days if "your team's shot: tonight" in t]
@@ -406,7 +407,7 @@ def test_a_vote_lists_the_seat_as_you_in_its_own_prompt(played, variant):
     """The voters of a vote, read by one of them: "no: Dee, Gus and you", "you → Bob", never "Hal"."""
     seen, _ = played[variant]
     listed = 0
-    for seat, role, group, text in seen:
+    for seat, _role, _group, text in seen:
         for line in unquoted(text).splitlines():
             if not line.startswith("- Vote"):
                 continue
@@ -423,7 +424,7 @@ def test_village_says_a_nights_lot_and_the_days_last_vote_once_in_a_message(play
     second line saying the victim again; the final vote's event does not repeat the question's words."""
     seen, _ = played["village"]
     lots = 0
-    for seat, role, group, text in seen:
+    for seat, _role, group, text in seen:
         said = unquoted(text)
         assert said.count("tonight's victim.") <= 1, f"village {seat} ({group}) reads the victim twice:\n{said}"
         assert said.count("The day must end with a conviction") <= 1, f"village {seat} ({group}):\n{said}"

@@ -123,7 +123,8 @@ def test_the_day_note_is_for_a_classic_mafia_seat_with_a_partner_only() -> None:
     accuse = Event(2, "accusation", 1, "discussion", PUBLIC, None, "Dee", {"accused": "Bob"})
     alive = ("Ann", "Bob", "Cid", "Dee")
     note = day_note("classic", "verdict", "mafia", [team, accuse], alive, "Ann")
-    assert note is not None and note.startswith("You cannot accuse in this answer, but the day's accusations") and "names Bob" in note
+    assert note is not None and note.startswith("You cannot accuse in this answer, but the day's accusations")
+    assert "names Bob" in note
     turn = day_note("classic", "discussion", "mafia", [team, accuse], alive, "Ann")
     assert turn is not None and turn.startswith("Your accusation also names your team's shot") and "names Bob" in turn
     assert day_note("classic", "verdict", "citizen", [accuse], alive, "Bob") is None
