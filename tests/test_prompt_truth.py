@@ -430,3 +430,13 @@ def test_village_says_a_nights_lot_and_the_days_last_vote_once_in_a_message(play
         assert said.count("The day must end with a conviction") <= 1, f"village {seat} ({group}):\n{said}"
         lots += "no agreement: a lot among" in said
     assert lots, "village: no night's lot was read"
+
+
+def test_cove_says_seat_order_once_in_a_channel_message(played):
+    """Cove's channel question says the members answer in seat order; the team's rule beside it
+    (with the reveal, or as the guidance on a later night) said it again."""
+    seen, _ = played["cove"]
+    channel = [text for _, _, group, text in seen if group == "mafia_channel"]
+    assert channel
+    for text in channel:
+        assert unquoted(text).count("seat order") == 1, text

@@ -42,8 +42,9 @@ CHANNEL_RULE = (
     "when a new round starts, and chooses for itself only when nobody has pointed yet tonight"
 )
 #: cove's channel has one pass a night (no rounds): a bot partner follows the night's first pointing
+#: (its channel question says the members answer in seat order, so the rule does not say it again)
 CHANNEL_RULE_ONE_PASS = (
-    "partners are asked in seat order, and bot partners follow the first pointing: each points at the "
+    "bot partners follow the first pointing: each points at the "
     "player the night's first pointing named, and chooses for itself only when nobody has pointed yet tonight"
 )
 #: the variants whose mafia shoot in silence by :data:`CONVENTION` (the others talk on a channel)
