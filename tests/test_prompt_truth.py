@@ -440,3 +440,18 @@ def test_cove_says_seat_order_once_in_a_channel_message(played):
     assert channel
     for text in channel:
         assert unquoted(text).count("seat order") == 1, text
+
+
+@pytest.mark.parametrize("variant", ["duel", "trio"])
+def test_a_beat_says_a_kill_can_fail_only_where_the_seat_may_kill(played, variant):
+    """Trio's round 1 kills with cards at the beat's end; its beats said "a kill can fail because its
+    killer is killed first" there too."""
+    seen, _ = played[variant]
+    said = 0
+    for seat, _role, group, text in seen:
+        if group != "beat" or "This is one beat of the clock" not in text:
+            continue
+        said += 1
+        may_kill = "\n- `kill`" in text.split("\nLegal now", 1)[-1]
+        assert ("a kill can fail because its killer is killed first" in text) == may_kill, f"{variant} {seat}:\n{text}"
+    assert said
