@@ -455,3 +455,23 @@ def test_a_beat_says_a_kill_can_fail_only_where_the_seat_may_kill(played, varian
         may_kill = "\n- `kill`" in text.split("\nLegal now", 1)[-1]
         assert ("a kill can fail because its killer is killed first" in text) == may_kill, f"{variant} {seat}:\n{text}"
     assert said
+
+
+def test_coves_counts_say_the_mafia_and_the_maniac_cannot_both_be_zero(played):
+    """Cove's "Mafia alive: 0 to 3 … Maniac alive: 0 to 1 …" let both be 0, which the game going on
+    rules out (the town wins when neither is left)."""
+    from arena.engine import Event
+    from arena.engine.wording import public_mafia
+
+    cove = [("mafia", 2), ("maniac", 1), ("civilian", 4)]
+    death = {"cause": "mafia"}
+    deaths = [Event(i, "death", 1, "night", "all", None, data={"player": n, **death}) for i, n in enumerate(("Ann", "Bob"))]
+    assert public_mafia(cove, deaths).endswith("They cannot both be 0 while the game goes on.")
+    assert "cannot both" not in (public_mafia(cove, deaths[:1]) or "")  # the mafia: at least 1 of 2 with one card hidden
+    both = 0
+    for seat, _role, _group, text in played["cove"][0]:
+        for line in question_part(text).splitlines():
+            if re.match(r"Mafia alive: 0\b.*Maniac alive: 0\b", line):
+                both += 1
+                assert line.endswith(" They cannot both be 0 while the game goes on."), f"cove {seat}: {line}"
+    assert both

@@ -391,23 +391,26 @@ def fate_text(cause: str, day: int, phase: str) -> str:
 COUNTED_CARDS = (("mafia", "Mafia"), ("maniac", "Maniac"))
 
 
-def _alive_line(card: str, word: str, dealt: int, deaths: list[Event], me: str | None, known: set[str], floor: int) -> str:
-    """One card's living count: exact, with names, when the seat knows every holder (its own
-    card and its team); else the table's count, a range when a card was not shown (``floor``:
-    holders the seat knows alive)."""
+def _alive_line(
+    card: str, word: str, dealt: int, deaths: list[Event], me: str | None, known: set[str], floor: int
+) -> tuple[str, int, int]:
+    """One card's living count (with its least and most): exact, with names, when the seat knows
+    every holder (its own card and its team); else the table's count, a range when a card was not
+    shown (``floor``: holders the seat knows alive)."""
     dead = {str(e.data.get("player")) for e in deaths}
     if known:
         alive = [n for n in sorted(known, key=lambda n: (n != me, n)) if n not in dead]
         named = and_list("you" if n == me else n for n in alive)
-        return f"{word} alive: {len(alive)}" + (f" — {named}." if alive else ".")
+        return f"{word} alive: {len(alive)}" + (f" — {named}." if alive else "."), len(alive), len(alive)
     shown = sum(1 for e in deaths if e.data.get("role") == card)
     hidden = sum(1 for e in deaths if e.data.get("role") is None)
     most = dealt - shown
     least = min(most, max(floor, most - hidden))
     shown_words = f"{shown} shown dead" if shown else "none shown dead"
     if least == most:
-        return f"{word} alive: {most} ({dealt} dealt, {shown_words})."
-    return f"{word} alive: {least} to {most} ({dealt} dealt, {shown_words}; {plural(hidden, 'death')} with the card not shown)."
+        return f"{word} alive: {most} ({dealt} dealt, {shown_words}).", least, most
+    hidden_words = f"{plural(hidden, 'death')} with the card not shown"
+    return f"{word} alive: {least} to {most} ({dealt} dealt, {shown_words}; {hidden_words}).", least, most
 
 
 def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | None = None, team: Any = ()) -> str | None:
@@ -419,13 +422,14 @@ def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | N
     ``team`` (the living mafia when they met), a maniac (``role``) about himself. A mafia seat
     not yet told its partners counts itself: at least one is alive while it is; so does each
     living player the seat's own checks found mafia, and, where no maniac is dealt, the game going
-    on (the town wins when no mafia is left). None when the deck deals none of these cards."""
+    on (the town wins when no mafia is left); where a maniac is dealt too and both counts may be 0,
+    it says they cannot both be while the game goes on. None when the deck deals none of these cards."""
     counts = dict((card, n) for card, n in deck or ())
     deaths = [e for e in events if e.type == "death" and e.to is None]
     dead = {str(e.data.get("player")) for e in deaths}
     # the seat's own checks that found a mafia member (a check's answer is true; the maniac shows "not mafia")
     caught = {str(e.data.get("target")) for e in events if e.type == "check_result" and e.data.get("result") == "mafia"}
-    lines = []
+    lines: list[tuple[str, int, int]] = []
     for card, word in COUNTED_CARDS:
         dealt = counts.get(card, 0)
         if not dealt:
@@ -440,7 +444,11 @@ def public_mafia(deck: Any, events: Any, *, me: str | None = None, role: str | N
         if card == "mafia" and not counts.get("maniac"):
             floor = max(floor, 1)  # the town wins when no mafia is left: while the game goes on, one is
         lines.append(_alive_line(card, word, dealt, deaths, me, known, floor))
-    return " ".join(lines) or None
+    text = " ".join(line for line, _, _ in lines)
+    if len(lines) == 2 and lines[0][1] == lines[1][1] == 0:
+        # cove: the town wins when neither the mafia nor the maniac is left, so while the game goes on one is
+        text += " They cannot both be 0 while the game goes on."
+    return text or None
 
 
 # ---- today's nominations (cove) ------------------------------------------------------------------
