@@ -475,3 +475,11 @@ def test_coves_counts_say_the_mafia_and_the_maniac_cannot_both_be_zero(played):
                 both += 1
                 assert line.endswith(" They cannot both be 0 while the game goes on."), f"cove {seat}: {line}"
     assert both
+
+
+@pytest.mark.parametrize("variant", ["classic", "village"])
+def test_a_vote_on_the_seat_reads_your(played, variant):
+    """ "Vote on the guilt of you" / "the execution of you" read as "your guilt", "your execution"."""
+    seen, _ = played[variant]
+    for seat, _role, _group, text in seen:
+        assert not re.search(r"Vote on (the guilt|the execution) of you\b", text), f"{variant} {seat}:\n{text}"
