@@ -31,18 +31,18 @@ ANSWER_TOKENS = 150
 #: (variant, history) -> (players, hands or 0, calls per seat, prompt tokens per seat, cached share),
 #: per game; measured by ``python benchmarks/dollars.py --seeds 1 2 3 4`` (docs/llm.md, Dollars)
 SEAT_GAME: dict[tuple[str, str], tuple[int, int, float, float, float]] = {
-    ("classic", "full"): (9, 0, 42.0, 372_632, 0.968),
-    ("classic", "days"): (9, 0, 42.0, 199_895, 0.934),
-    ("cove", "full"): (10, 0, 13.3, 69_240, 0.926),
-    ("cove", "days"): (10, 0, 13.3, 46_406, 0.881),
-    ("village", "full"): (11, 0, 19.2, 146_239, 0.939),
-    ("village", "days"): (11, 0, 19.2, 89_815, 0.890),
-    ("duel", "full"): (2, 12, 27.8, 169_431, 0.941),
-    ("duel", "days"): (2, 12, 27.8, 86_940, 0.874),
-    ("duel3", "full"): (3, 6, 18.2, 102_106, 0.921),
-    ("duel3", "days"): (3, 6, 18.2, 63_613, 0.865),
-    ("trio", "full"): (3, 6, 85.8, 1_492_987, 0.979),
-    ("trio", "days"): (3, 6, 85.8, 587_930, 0.945),
+    ("classic", "full"): (9, 0, 40.4, 341_899, 0.965),
+    ("classic", "days"): (9, 0, 40.4, 188_232, 0.914),
+    ("cove", "full"): (10, 0, 11.6, 53_229, 0.908),
+    ("cove", "days"): (10, 0, 11.6, 39_512, 0.859),
+    ("village", "full"): (11, 0, 19.1, 140_816, 0.937),
+    ("village", "days"): (11, 0, 19.1, 90_562, 0.876),
+    ("duel", "full"): (2, 12, 30.0, 200_566, 0.945),
+    ("duel", "days"): (2, 12, 30.0, 100_362, 0.802),
+    ("duel3", "full"): (3, 6, 22.3, 151_596, 0.933),
+    ("duel3", "days"): (3, 6, 22.3, 87_390, 0.852),
+    ("trio", "full"): (3, 6, 91.7, 1_739_011, 0.981),
+    ("trio", "days"): (3, 6, 91.7, 668_740, 0.941),
 }
 #: games until_decided needed on classic 9 (docs/tournaments.md): a clear difference, two close models
 LIKELY_GAMES = (18, 2220)
