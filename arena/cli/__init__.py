@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from arena.cli.base import USAGE_ERROR, CliError, Parser, builtin_seat, variant_class
+from arena.cli.base import USAGE_ERROR, CliError, Parser, builtin_seat, player_seed_of, variant_class
 from arena.cli.calls import check_model_seats, model_calls_option
 from arena.cli.usage_table import print_usage
 from arena.engine import Game, RulesError
@@ -288,19 +288,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _player_seed(header: dict[str, Any]) -> int | None:
-    """The seed a transcript's players were built with, when the header does not say it: a game of a
-    tournament written before headers recorded ``player_seed`` derives it from its key, as the
-    tournament does (bots seeded otherwise would play another game on)."""
-    tournament = header.get("tournament")
-    key = tournament.get("key") if isinstance(tournament, dict) else None
-    if "player_seed" in header or not isinstance(key, str):
-        return None
-    from arena.tournament.design import player_seed
-
-    return player_seed(int(header["seed"]), key)
-
-
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
     from arena.cli.console import Printer, print_next_steps, print_result, print_stopped
@@ -321,7 +308,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         resumption = prepare_resume(
             path,
             player_kwargs={seat: human_seat for seat in humans},
-            seed=_player_seed(header),
+            seed=player_seed_of(header),
             before_writing=None if humans else check_model_seats,  # a dead endpoint leaves the file as it was
         )
     except ResumeError as exc:

@@ -8,7 +8,7 @@ CLI's pieces import downwards only (``arena.cli`` assembles the parser from both
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from arena.engine import Game
 
@@ -50,3 +50,16 @@ def builtin_seat(spec: str) -> str:
     elif "?" in spec:
         raise argparse.ArgumentTypeError(f"{spec!r}: only bot takes levels")
     return spec.strip()
+
+
+def player_seed_of(header: dict[str, Any]) -> int | None:
+    """The seed a transcript's players were built with, when the header does not say it: a game of a
+    tournament written before headers recorded ``player_seed`` derives it from its key, as the
+    tournament does (bots seeded otherwise would play another game on)."""
+    tournament = header.get("tournament")
+    key = tournament.get("key") if isinstance(tournament, dict) else None
+    if "player_seed" in header or not isinstance(key, str):
+        return None
+    from arena.tournament.design import player_seed
+
+    return player_seed(int(header["seed"]), key)

@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
-from arena.cli.base import CliError
+from arena.cli.base import CliError, player_seed_of
 
 
 def _swaps(texts: list[str], seats: list[str]) -> dict[str, str]:
@@ -44,18 +44,6 @@ def _in_terminal(human: Any, game: Any) -> None:
         keyboard.play(game)
     else:
         game()
-
-
-def _player_seed(header: dict[str, Any]) -> int | None:
-    """The seed the recorded players were built with when the header does not say it: a tournament
-    game written before headers recorded ``player_seed`` derives it from its key (as ``arena resume``)."""
-    tournament = header.get("tournament")
-    key = tournament.get("key") if isinstance(tournament, dict) else None
-    if "player_seed" in header or not isinstance(key, str):
-        return None
-    from arena.tournament.design import player_seed
-
-    return player_seed(int(header["seed"]), key)
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
@@ -91,7 +79,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
             out=Path(args.output) if args.output else None,
             folder=Path(args.transcripts) if args.transcripts else None,
             player_kwargs={seat: {"console": console} for seat in humans},
-            player_seed=_player_seed(header),
+            player_seed=player_seed_of(header),
         )
     except ForkError as exc:
         raise CliError(str(exc)) from None
