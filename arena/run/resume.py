@@ -351,6 +351,8 @@ def prepare_resume(
             player.learn_recorded(
                 [c["call"] for c in transcript.calls if c.get("player") in same and isinstance(c.get("call"), dict)]
             )
+    if watchers:  # the first run's observers saw the game before its first step (the orchestrator's first
+        resolved(start)  # notify): a day the game starts in (classic's day 1) is probed from its records too
     rebuilt = rebuild(
         transcript,
         rehearse,
