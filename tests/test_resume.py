@@ -591,6 +591,42 @@ def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path,
     assert replay(read_transcript(resumed_try[0])).ok
 
 
+@pytest.mark.parametrize("fail_after", [10, 40])
+def test_arena_resume_of_a_game_whose_endpoint_died_asks_only_what_was_lost(tmp_path, capsys, fail_after):
+    """``arena play`` with model seats (``history = "days"``, the default) until the endpoint dies,
+    then ``arena resume``: no prompt answered before is sent again, every call not made is, and the
+    game is the uncut one event for event. 10: a seat's call fails in the charge vote's first round
+    beside answers that were rejected: the round is asked again as it was (its answers recalled), not
+    the lost seat's try a round late (the rejections came out in another order); 40: day 2."""
+    from tests.llm_server import FakeModelServer, Gate
+
+    (tmp_path / "short.toml").write_text("players = 6\n[options]\ndiscussion_rounds = 1\nmax_days = 3\n")
+
+    def play(url: str, out: Path) -> int:
+        spec = f"openai:fake-oa@{url}?backoff=0.001&max_backoff=0.01&attempts=2"  # no waits between retries
+        argv = ["play", "classic", "--seed", "3", "--config", str(tmp_path / "short.toml"), "--quiet"]
+        return main([*argv, "--transcripts", str(out), "--seats", f"{spec},bot,{spec},{spec},bot,{spec}"])
+
+    with FakeModelServer(seed=6) as server:
+        assert play(server.openai_url, tmp_path / "whole") == 0
+        reference, port = len(game_calls(server.log)), server.port
+    gate = Gate(fail_after=fail_after)
+    with FakeModelServer(seed=6, port=port, gate=gate) as server:
+        assert play(server.openai_url, tmp_path / "cut") == 1
+        answered = game_calls(server.log)
+        (path,) = (tmp_path / "cut").glob("*.jsonl")
+        gate.fail_after = None
+        assert main(["resume", str(path), "--quiet"]) == 0
+        resumed = game_calls(server.log)[len(answered) :]
+    capsys.readouterr()
+    sent_before = {json.dumps(e["body"], sort_keys=True) for e in answered}
+    assert not [e["player"] for e in resumed if json.dumps(e["body"], sort_keys=True) in sent_before]
+    assert len(resumed) == reference - len(answered)
+    (whole,) = (tmp_path / "whole").glob("*.jsonl")
+    after = read_transcript(path)
+    assert after.events == read_transcript(whole).events and replay(after).ok
+
+
 # ---- McKay's games on the wall clock ------------------------------------------------------------------------
 def test_a_wall_clock_game_resumes_after_its_last_recorded_beat(tmp_path):
     """A duel on the wall clock (beats of real seconds; bots answer at seeded moments) killed mid-match:
