@@ -8,7 +8,8 @@ every model call made. Resuming it:
    bytes); a stopped game's summary (``aborted``: a person quit, Ctrl-C, an endpoint down) is
    dropped too, since the game is no longer stopped; a step whose resolution was cut while being
    written is written again whole; the decisions forfeited in the endpoint outage that stopped
-   the game are taken back (:func:`_outage`). A finished game is refused. The file is changed
+   the game, and the rulings of the round its first failed call was in, are taken back
+   (:func:`_outage`: that round is asked again, its answers recalled). A finished game is refused. The file is changed
    only once the rebuild below has succeeded.
 2. **Rebuilds the game** with :func:`arena.run.replay.rebuild`, which offers every recorded
    answer again through the orchestrator's own rulings: nobody is asked. The rebuilt log must
@@ -351,6 +352,8 @@ def prepare_resume(
             player.learn_recorded(
                 [c["call"] for c in transcript.calls if c.get("player") in same and isinstance(c.get("call"), dict)]
             )
+    if watchers:  # the first run's observers saw the game before its first step (the orchestrator's first
+        resolved(start)  # notify): a day the game starts in (classic's day 1) is probed from its records too
     rebuilt = rebuild(
         transcript,
         rehearse,
@@ -497,22 +500,47 @@ def _outage(path: Path, transcript: Transcript) -> tuple[int, int] | None:
     The outage is the run of failed model calls (``transport_failed``) after the last call that
     got an answer: the game stopped in it (the endpoint's breaker) or crashed. Each decision those
     calls forfeited (a ``forfeit`` of that request, with the transport's reason) is an artefact of
-    the outage, not a choice; the record is cut before the first of them (byte offset, events
-    dropped), so the resumed game asks them again. Earlier failures, after which the endpoint
-    answered again, are part of the game as played and stay.
+    the outage, not a choice; so is every event written after the outage's first failed decision
+    call: the rulings of the round it was asked in (the other seats' answers, rejected there, were
+    ruled beside a forfeit that is taken back) and what followed. The record is cut before the
+    first of them (byte offset, events dropped): the resumed game asks the round again as it was
+    asked, the answers the models gave in it recalled from their ``call`` records (nothing is paid
+    twice), the lost ones asked. Earlier failures, after which the endpoint answered again, are
+    part of the game as played and stay.
     """
     failed: set[int] = set()
-    for entry in reversed(transcript.calls):
-        call = entry.get("call") or {}
+    first: int | None = None  # the outage's first failed decision call, its index among the call lines
+    for index in range(len(transcript.calls) - 1, -1, -1):
+        call = transcript.calls[index].get("call") or {}
         if call.get("outcome") != "transport_failed":
             break
         if isinstance(call.get("request"), int):
             failed.add(call["request"])
-    forfeits = [e["seq"] for e in transcript.events if e.get("type") == "forfeit" and e.get("data", {}).get("request") in failed]
-    if not forfeits:
+            first = index
+    cuts = [e["seq"] for e in transcript.events if e.get("type") == "forfeit" and e.get("data", {}).get("request") in failed]
+    if first is not None:
+        after = _event_after_call(path, first, len(transcript.events))
+        if after is not None:
+            cuts.append(after)
+    if not cuts:
         return None
-    first = min(forfeits)
-    return _offset_of_event(path, first), len(transcript.events) - first + 1
+    seq = min(cuts)
+    return _offset_of_event(path, seq), len(transcript.events) - seq + 1
+
+
+def _event_after_call(path: Path, index: int, events: int) -> int | None:
+    """The seq of the first event written after the ``index``-th call line (0-based), if one of
+    the transcript's ``events`` was."""
+    calls = 0
+    with path.open("rb") as file:
+        for line in file:
+            if line.startswith(b'{"type": "call"'):
+                calls += 1
+            elif calls > index and line.startswith(b'{"type": "event"'):
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    seq = int(json.loads(line)["event"]["seq"])
+                    return seq if seq <= events else None
+    return None
 
 
 def _offset_of_event(path: Path, seq: int) -> int:

@@ -9,7 +9,10 @@ keeps the answers as :class:`~arena.tournament.metrics.Belief` records for the d
 
 A resumed game (:mod:`arena.run.resume`) rebuilds its probe with the game: while ``recorded`` is
 set, a model seat is not asked but its recorded answer for that day (the transcript's
-``belief_call``) is kept, and a bot answers from the log as it stood then.
+``belief_call``) is kept, and a bot answers from the log as it stood then. A question the cut left
+without an answer (its call failed in the outage that stopped the game, or was still in flight and
+left no record) is snapshotted there, as it would have been sent, and asked once the game goes on
+live; one that failed or was answered unusably before the outage stays as it was.
 """
 
 from __future__ import annotations
@@ -60,10 +63,18 @@ class BeliefProbe:
         self.seen = 0
         #: while a resumed game is rebuilt: (seat, day) -> a model seat's recorded answer (not asked again)
         self.recorded: dict[tuple[str, int], dict[str, float]] | None = None
+        #: while rebuilding: (seat, day) whose question is kept as it was (answered, or failed before the cut)
+        self.settled: set[tuple[str, int]] = set()
+        self.deferred: list[tuple[str, int, Any]] = []  # questions of the rebuild asked once the game is live
         mafia = sum(1 for s in game.seats if game.team(s) != "town")
         self.prior = mafia / max(len(game.seats) - 1, 1)
 
     def __call__(self, game: Game) -> None:
+        if self.recorded is None and self.deferred:  # live again: the questions the cut left unanswered
+            loop = asyncio.get_running_loop()
+            for seat, day, question in self.deferred:
+                self.tasks.append(loop.create_task(self._ask(seat, day, question)))
+            self.deferred.clear()
         log = game.log
         for event in log[self.seen :]:
             if event.type == "day":
@@ -83,15 +94,23 @@ class BeliefProbe:
                 view = View(seat, game.role_of[seat], log)
                 answer = bot_beliefs(seat, view, game.seats, candidates, self.prior)
                 self._keep(seat, day, answer)
+            elif isinstance(player, SyncPlayer) or not hasattr(player, "conversation"):
+                continue
             elif self.recorded is not None:
                 answer = self.recorded.get((seat, day))
-                if answer and hasattr(player, "conversation"):
+                if answer:
                     self._keep(seat, day, answer)
-            elif not isinstance(player, SyncPlayer) and hasattr(player, "conversation"):
-                from arena.players.llm.beliefs import belief_question
-
-                question = belief_question(player, game.view(seat), game.seats, candidates, day=day)
+                elif (seat, day) not in self.settled:  # the cut took its answer: asked when live, as it was then
+                    self.deferred.append((seat, day, self._question(player, game, seat, candidates, day)))
+            else:
+                question = self._question(player, game, seat, candidates, day)
                 self.tasks.append(asyncio.get_running_loop().create_task(self._ask(seat, day, question)))
+
+    @staticmethod
+    def _question(player: Any, game: Game, seat: str, candidates: list[str], day: int) -> Any:
+        from arena.players.llm.beliefs import belief_question
+
+        return belief_question(player, game.view(seat), game.seats, candidates, day=day)
 
     async def _ask(self, seat: str, day: int, question: Any) -> None:
         answer = await question.ask()
@@ -102,12 +121,25 @@ class BeliefProbe:
         self.records.extend(Belief(seat, day, target, float(p)) for target, p in answer.items())
 
     def replaying(self, calls: Sequence[Mapping[str, Any]]) -> None:
-        """Rebuild mode for a resumed game: model seats' answers come from these ``call`` records."""
-        self.recorded = {}
-        for entry in calls:
+        """Rebuild mode for a resumed game: model seats' answers come from these ``call`` records.
+
+        A question whose call failed in the run of failed calls the record ends with (the outage
+        that stopped the game), or that left no record (cut in flight), is not settled: the rebuild
+        snapshots it and it is asked when the game goes on (see the module docstring).
+        """
+        self.recorded, self.settled, self.deferred = {}, set(), []
+        outage = len(calls)
+        while outage and (calls[outage - 1].get("call") or {}).get("outcome") == "transport_failed":
+            outage -= 1
+        for index, entry in enumerate(calls):
             call = entry.get("call")
-            if isinstance(call, Mapping) and call.get("type") == "belief_call" and isinstance(call.get("beliefs"), Mapping):
-                self.recorded[str(entry.get("player")), int(call.get("day") or 0)] = dict(call["beliefs"])
+            if not isinstance(call, Mapping) or call.get("type") != "belief_call":
+                continue
+            key = str(entry.get("player")), int(call.get("day") or 0)
+            if isinstance(call.get("beliefs"), Mapping) and call["beliefs"]:
+                self.recorded[key] = dict(call["beliefs"])
+            if index < outage:
+                self.settled.add(key)
 
     async def wait(self) -> None:
         """Let every question still in flight finish (a failed one is simply not recorded)."""
