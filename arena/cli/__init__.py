@@ -20,7 +20,16 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from arena.cli.base import USAGE_ERROR, CliError, Parser, builtin_seat, player_seed_of, variant_class
+from arena.cli.base import (
+    USAGE_ERROR,
+    CliError,
+    Parser,
+    builtin_seat,
+    in_terminal,
+    play_resumption,
+    player_seed_of,
+    variant_class,
+)
 from arena.cli.calls import check_model_seats, model_calls_option
 from arena.cli.usage_table import print_usage
 from arena.engine import Game, RulesError
@@ -72,18 +81,6 @@ async def _run_and_close(game: Game, players: dict[str, Any], observers: list[An
             close = getattr(player, "aclose", None)
             if close is not None:
                 await close()
-
-
-def _in_terminal(human: Any, game: Callable[[], None]) -> None:
-    """Run ``game``; with a person at the terminal, in a worker thread while the main thread reads
-    the keyboard (so a question can count down and be withdrawn: :mod:`arena.players.human.keyboard`)."""
-    from arena.players.human.keyboard import TerminalKeyboard
-
-    keyboard = getattr(human, "keyboard", None)
-    if isinstance(keyboard, TerminalKeyboard):
-        keyboard.play(game)
-    else:
-        game()
 
 
 def _wall_clock(args: argparse.Namespace, game: Game, human: str | None) -> Any:
@@ -204,7 +201,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             if all(isinstance(p, SyncPlayer) for p in players.values()):
                 play(game, players, observers)
             else:
-                _in_terminal(players.get(human or ""), lambda: asyncio.run(_run_and_close(game, players, observers, clock)))
+                in_terminal(players.get(human or ""), lambda: asyncio.run(_run_and_close(game, players, observers, clock)))
     except KeyboardInterrupt:
         code, aborted = 130, "interrupted (Ctrl-C)"
     except StopGame as exc:
@@ -291,9 +288,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue an interrupted game from its transcript (:mod:`arena.run.resume`)."""
     from arena.cli.console import Printer, print_next_steps, print_result, print_stopped
-    from arena.players.base import StopGame, SyncPlayer
     from arena.players.human import print_night_report
-    from arena.run.resume import ResumeError, is_person, prepare_resume, run_and_close
+    from arena.run.resume import ResumeError, is_person, prepare_resume
 
     console = Console()
     human_seat = {"console": console, "timeout": args.human_timeout}
@@ -322,19 +318,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
     elif not args.quiet:
         resumption.observers.append(Printer(console, reveal=args.reveal))
     specs = {seat: str(spec) for seat, spec in dict(header["players"]).items()}
-    code = 0
-    failure = None
     started = time.perf_counter()
-    try:
-        if resumption.clock is None and human is None and all(isinstance(p, SyncPlayer) for p in players.values()):
-            resumption.play()
-        else:
-            _in_terminal(players.get(human or ""), lambda: asyncio.run(run_and_close(resumption)))
-    except KeyboardInterrupt:
-        code = 130
-    except StopGame as exc:
-        code = 1
-        failure = str(exc) if exc.error else None
+    code, failure = play_resumption(resumption, human)
     if human is not None and not game.finished:  # stopped again: the person sees nothing new
         print_stopped(console, game, specs, path, human)
     else:

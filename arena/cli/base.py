@@ -63,3 +63,37 @@ def player_seed_of(header: dict[str, Any]) -> int | None:
     from arena.tournament.design import player_seed
 
     return player_seed(int(header["seed"]), key)
+
+
+def in_terminal(human: Any, game: Any) -> None:
+    """Run ``game``; with a person at the terminal, in a worker thread while the main thread reads
+    the keyboard (so a question can count down and be withdrawn: :mod:`arena.players.human.keyboard`)."""
+    from arena.players.human.keyboard import TerminalKeyboard
+
+    keyboard = getattr(human, "keyboard", None)
+    if isinstance(keyboard, TerminalKeyboard):
+        keyboard.play(game)
+    else:
+        game()
+
+
+def play_resumption(resumption: Any, human: str | None) -> tuple[int, str | None]:
+    """Play a rebuilt game on (``arena resume``, ``arena fork``): (exit code, the stop's error or None).
+
+    Bots alone play synchronously; a person, a model seat or a wall clock need the event loop."""
+    import asyncio
+
+    from arena.players.base import StopGame, SyncPlayer
+    from arena.run.resume import run_and_close
+
+    players = resumption.players
+    try:
+        if resumption.clock is None and human is None and all(isinstance(p, SyncPlayer) for p in players.values()):
+            resumption.play()
+        else:
+            in_terminal(players.get(human or ""), lambda: asyncio.run(run_and_close(resumption)))
+    except KeyboardInterrupt:
+        return 130, None
+    except StopGame as exc:
+        return 1, (str(exc) if exc.error else None)
+    return 0, None

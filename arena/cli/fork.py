@@ -4,7 +4,6 @@ from a point with some seats' players swapped (:mod:`arena.run.fork`)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import sys
 import time
@@ -13,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from arena.cli.base import CliError, player_seed_of
+from arena.cli.base import CliError, play_resumption, player_seed_of
 
 
 def _swaps(texts: list[str], seats: list[str]) -> dict[str, str]:
@@ -34,25 +33,12 @@ def _swaps(texts: list[str], seats: list[str]) -> dict[str, str]:
     return out
 
 
-def _in_terminal(human: Any, game: Any) -> None:
-    """Run ``game``; with a person at the terminal, in a worker thread while the main thread reads
-    the keyboard (as ``arena play`` and ``arena resume`` do)."""
-    from arena.players.human.keyboard import TerminalKeyboard
-
-    keyboard = getattr(human, "keyboard", None)
-    if isinstance(keyboard, TerminalKeyboard):
-        keyboard.play(game)
-    else:
-        game()
-
-
 def cmd_fork(args: argparse.Namespace) -> int:
     from arena.cli.calls import check_model_seats
     from arena.cli.console import Printer, print_result
     from arena.cli.usage_table import print_usage
-    from arena.players.base import StopGame, SyncPlayer
     from arena.run.fork import ForkError, fork
-    from arena.run.resume import is_person, run_and_close
+    from arena.run.resume import is_person
     from arena.run.transcript import TranscriptError, read_transcript
 
     path = Path(args.file)
@@ -100,17 +86,8 @@ def cmd_fork(args: argparse.Namespace) -> int:
         resumption.observers.append(players[human])
     elif not args.quiet:
         resumption.observers.append(Printer(console, reveal=args.reveal))
-    code, failure = 0, None
     started = time.perf_counter()
-    try:
-        if resumption.clock is None and human is None and all(isinstance(p, SyncPlayer) for p in players.values()):
-            resumption.play()
-        else:
-            _in_terminal(players.get(human or ""), lambda: asyncio.run(run_and_close(resumption)))
-    except KeyboardInterrupt:
-        code = 130
-    except StopGame as exc:
-        code, failure = 1, (str(exc) if exc.error else None)
+    code, failure = play_resumption(resumption, human)
     print_result(console, resumption.game, specs, resumption.path)
     print_usage(console, players, time.perf_counter() - started, resumption.game)
     if failure is not None:
