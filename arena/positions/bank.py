@@ -261,19 +261,23 @@ def _relative(path: Path, folder: Path) -> str:
             return str(path.resolve())
 
 
-def load_bank(path: Path | None = None) -> list[Position]:
-    """The bank's positions in order (default: the shipped bank)."""
-    path = SHIPPED if path is None else path
+def numbered_lines(path: Path, error: type[Exception], noun: str) -> list[tuple[int, str]]:
+    """A JSON-lines file's non-blank lines with their line numbers; ``error`` with one line when the
+    file is missing ("no such NOUN") or cannot be read (a bank, a run)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise BankError(f"{path}: no such bank") from None
+        raise error(f"{path}: no such {noun}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise BankError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise error(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    return [(number, line) for number, line in enumerate(lines, 1) if line.strip()]
+
+
+def load_bank(path: Path | None = None) -> list[Position]:
+    """The bank's positions in order (default: the shipped bank)."""
+    path = SHIPPED if path is None else path
     out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, line in numbered_lines(path, BankError, "bank"):
         try:
             row = json.loads(line)
             out.append(Position.from_row(row))

@@ -24,7 +24,7 @@ from arena.players.registry import builtin_kind
 from arena.tournament.sequential import UNDECIDED
 
 from .answer import Scored, fork_and_play, fresh_player, position_seed, score
-from .bank import Games, Position, load_bank
+from .bank import Games, Position, load_bank, numbered_lines
 from .compare import TARGET, Comparison, by_game
 
 FORMAT = 1
@@ -37,17 +37,9 @@ class RunError(ValueError):
 
 def read_run(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A run's header and its answer rows."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise RunError(f"{path}: no such run") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     header: dict[str, Any] | None = None
     rows = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, line in numbered_lines(path, RunError, "run"):
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
