@@ -17,7 +17,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     kinds = [DETECTION, DECEPTION] if args.kind == "both" else [args.kind]
     try:
-        built = build(Path(args.source), Path(args.output), kinds)
+        built = build(Path(args.source), Path(args.output), kinds, beliefs=args.beliefs)
     except BankError as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
@@ -153,6 +153,10 @@ def add_command(sub: Any) -> None:
     b.add_argument("source", help="a folder of transcripts (.jsonl), one transcript, or a tournament database (.sqlite)")
     b.add_argument("-o", "--output", required=True, metavar="BANK.jsonl", help="the bank to write")
     b.add_argument("--kind", choices=("both", "detection", "deception"), default="both", help="which positions (default both)")
+    b.add_argument(
+        "--beliefs", action="store_true",
+        help="a belief position at every day's start for every living town seat (default: where a probe was recorded)",
+    )  # fmt: skip
     b.set_defaults(func=cmd_build)
 
     r = inner.add_parser("run", help="a player answers each position of a bank once; scores, calls and dollars")
@@ -162,7 +166,7 @@ def add_command(sub: Any) -> None:
     r.add_argument("--max", type=int, metavar="N", help="only the first N positions")
     r.add_argument(
         "--what", metavar="KINDS",
-        help="only these kinds of position, comma-separated: accuse, nominate, vote, check, verdict, speech (default all)",
+        help="only these kinds of position, comma-separated: accuse, nominate, vote, check, verdict, belief, speech (default all)",
     )  # fmt: skip
     r.add_argument("--seed", type=int, default=0, help="the players' seed and the forks' (default 0)")
     r.add_argument("--against", metavar="RUN.jsonl", help="another player's run over the same bank: compared game by game")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from arena.engine import KINDS, ActionBase, DecisionRequest, View
 
@@ -51,3 +52,8 @@ class RandomPlayer(SyncPlayer):
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase | None:
         return random_action(request, self.rng, self._made)
+
+    def believe(self, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
+        """A belief question (a belief position): a whole percentage per candidate, uniformly, as the
+        schema's integers 0-100 are drawn."""
+        return {c: self.rng.randint(0, 100) / 100 for c in candidates}

@@ -9,6 +9,18 @@ position once, seeing the seat's view only.
 - **Detection** (:func:`detection_score`): 1 if the answer names a mafia seat (a verdict: guilty
   on a mafia seat, innocent on a town one), less the chance a uniformly random legal choice has
   (the mafia's share of the legal targets; ½ for a verdict). 0 is chance, ``1 − chance`` a sure hit.
+  A legal abstention (no accusation, no nomination, an abstaining ballot) names nobody and so says
+  nothing: it scores the chance (``hit`` = ``chance``), as a uniformly random name would on
+  average; a bot that accuses only when it has a reason is not scored below ``random`` for holding.
+- **Belief** (:func:`belief_score`, a kind of detection): the seat's percentage that each candidate
+  is mafia, asked as a tournament's belief probe asks it (a model: the same question, from the
+  rebuilt conversation; a bot: its suspicion model through the probe's logistic). It is scored by
+  its Brier score against the truth, ``hit`` = 1 − Brier in [0, 1], less the ``chance`` of the
+  deal's prior (mafia / (players − 1), what a seat states without reading the game); its log-loss
+  (each percentage kept within [1, 99]) is recorded beside it. Brier, not log-loss, decides: it is
+  bounded without a clip (the test's values must lie in [−1, 1]), it is the tournament's belief
+  metric, and on the known truths it told players apart 5–15% better per call (docs/positions.md).
+  A missing answer, or a candidate left out, is 50%.
 - **Deception** (:func:`play_on`): the game is forked at the mafia seat's speech or ballot
   (:mod:`arena.run.resume`'s rehearsal and reseeding, as ``arena fork`` does): the seats' recorded
   players (a model seat's: ``bot``) play on to the end of the game, once with the player's answer
@@ -22,6 +34,7 @@ position once, seeing the seat's view only.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,7 +49,7 @@ from arena.run.replay import OUT_OF_ANSWERS, rebuild, reseed
 from arena.run.resume import Rehearser, reseed_players
 from arena.run.transcript import Transcript
 
-from .bank import DECEPTION, Position
+from .bank import BELIEF, DECEPTION, Position
 
 #: a deception fork's bound in steps (a game ends long before: max_days)
 MAX_STEPS = 2000
@@ -64,6 +77,8 @@ class Scored:
     chance: float | None = None
     suspicion: float | None = None
     baseline: float | None = None
+    logloss: float | None = None  # a belief: its mean log-loss over the candidates (nats)
+    brier: float | None = None  # and its Brier score
     usage: dict[str, Any] = field(default_factory=dict)
     cost: float = 0.0
     calls: int = 0
@@ -99,6 +114,8 @@ def seat_at(
     game = rebuilt.game
     request = next((r for r in game.pending() if r.id == position.request), None)
     reached = rebuilt.stopped == OUT_OF_ANSWERS and len(game.log) == position.events
+    if position.what == BELIEF and reached and request is not None:  # asked beside the game: any seat's next request
+        return game, request
     if not reached or request is None or request.player != position.seat:
         raise PositionError(f"{position.id}: the game does not reach this decision (was it rebuilt from another file?)")
     return game, request
@@ -131,7 +148,67 @@ def detection_score(position: Position, action: ActionBase | None, game: Game) -
     chance = sum(game.team(s) == "mafia" for s in legal) / len(legal) if legal else 0.0
     field_name = {"accuse": "accuse", "nominate": "nominate"}.get(position.what, "target")
     named = getattr(action, field_name, None) if action is not None else None
+    if action is not None and named is None:  # a legal abstention (no accusation, hold fire): it says nothing
+        return chance, chance
     return float(isinstance(named, str) and named in game.role_of and game.team(named) == "mafia"), chance
+
+
+#: a belief's percentages are kept within [1, 99] for its log-loss: one sure and wrong answer
+#: costs ln 100 (4.6 nats), not infinity (the Brier score that decides needs no clip)
+CLIP = 0.01
+
+
+def prior_of(game: Game) -> float:
+    """What a seat can state without reading the game: the mafia's share of the other seats (the
+    tournament probe's prior, from the deal's public numbers)."""
+    mafia = sum(1 for s in game.seats if game.team(s) != "town")
+    return mafia / max(len(game.seats) - 1, 1)
+
+
+def belief_losses(percent: Mapping[str, float] | None, candidates: list[str], game: Game) -> tuple[float, float]:
+    """(mean log-loss, mean Brier score) of ``percent`` (candidate -> probability in [0, 1]) over the
+    candidates, against the truth; a candidate without a number counts as 0.5."""
+    percent = percent or {}
+    logloss = brier = 0.0
+    for c in candidates:
+        p = min(max(float(percent.get(c, 0.5)), 0.0), 1.0)
+        kept = min(max(p, CLIP), 1.0 - CLIP)
+        mafia = game.team(c) != "town"
+        logloss += -math.log(kept if mafia else 1.0 - kept)
+        brier += (p - float(mafia)) ** 2
+    n = max(len(candidates), 1)
+    return logloss / n, brier / n
+
+
+def belief_score(percent: Mapping[str, float] | None, candidates: list[str], game: Game) -> tuple[float, float, float, float]:
+    """(hit, chance, log-loss, Brier) of a belief answer: ``hit`` = 1 − Brier (1: sure and right),
+    ``chance`` the same of the deal's prior."""
+    logloss, brier = belief_losses(percent, candidates, game)
+    prior = prior_of(game)
+    _, base = belief_losses(dict.fromkeys(candidates, prior), candidates, game)
+    return 1.0 - brier, 1.0 - base, logloss, brier
+
+
+async def believe(player: Any, game: Game, position: Position) -> tuple[dict[str, float] | None, str | None]:
+    """The player's answer to the belief question at a position (candidate -> probability), or None
+    and why. A model seat is sent the tournament probe's question (:mod:`arena.players.llm.beliefs`)
+    from its rebuilt conversation; a player with ``believe`` (a bot, ``random``) answers from the
+    seat's view."""
+    seat, candidates = position.seat, list(position.legal)
+    try:
+        if hasattr(player, "conversation"):
+            from arena.players.llm.beliefs import belief_question
+
+            got = await belief_question(player, game.view(seat), game.seats, candidates, day=position.day).ask()
+        elif hasattr(player, "believe"):
+            got = player.believe(game.view(seat), game.seats, candidates, prior_of(game))
+        else:
+            return None, f"{type(player).__name__} answers no belief question"
+    except Exception as exc:  # a broken player: no answer
+        return None, f"{type(exc).__name__}: {exc}"
+    if not got:
+        return None, "no answer"
+    return {c: float(got[c]) for c in candidates if c in got}, None
 
 
 def suspicion_in(decisions: list[tuple[DecisionRequest, ActionBase]], game: Game, speaker: str) -> tuple[int, int]:
@@ -223,6 +300,8 @@ async def score(
     for every player); else it is played out here."""
     player = make(position, transcript)
     game, request = seat_at(transcript, position, {position.seat: player})
+    if position.what == BELIEF:
+        return _belief(position, player, game, await believe(player, game, position))
     action, error = await answer(player, request, game)
     usage = getattr(getattr(player, "usage", None), "as_dict", None)
     spent = usage() if callable(usage) else {}
@@ -244,6 +323,20 @@ async def score(
     return out
 
 
+def _belief(position: Position, player: Any, game: Game, got: tuple[dict[str, float] | None, str | None]) -> Scored:
+    percent, error = got
+    usage = getattr(getattr(player, "usage", None), "as_dict", None)
+    spent = usage() if callable(usage) else {}
+    answer = {"percent": {c: round(p * 100, 2) for c, p in percent.items()}} if percent is not None else None
+    out = Scored(
+        position.id, position.kind, position.what, position.game, position.weight, answer, percent is not None, None,
+        usage=spent, cost=float(spent.get("cost") or 0.0), calls=int(spent.get("calls") or 0), error=error,
+    )  # fmt: skip
+    out.hit, out.chance, out.logloss, out.brier = (round(x, 6) for x in belief_score(percent, list(position.legal), game))
+    out.score = out.hit - out.chance
+    return out
+
+
 def fresh_player(spec: str, seed: int = 0, **extra: Any) -> Callable[[Position, Transcript], Any]:
     """A new player of ``spec`` for each position (a model seat: its game's variant and options too)."""
 
@@ -260,6 +353,8 @@ __all__ = [
     "PositionError",
     "Scored",
     "answer",
+    "belief_score",
+    "believe",
     "detection_score",
     "fork_and_play",
     "fresh_player",

@@ -5,7 +5,10 @@ or a tournament database) and keeps, of the team variants (classic, cove, villag
 
 - **detection**: a town seat's decision that names a seat with a mafia seat among its legal
   choices — an accusation or nomination in its speech (``accuse``, ``nominate``), a ballot
-  (``vote``), a night check (``check``) — and a verdict on an accused seat (``verdict``);
+  (``vote``), a night check (``check``) — a verdict on an accused seat (``verdict``), and a belief
+  (``belief``): at the start of a day, the seat's percentages that each other living seat is mafia,
+  where a source transcript recorded a tournament's belief probe for the seat (or, with
+  ``beliefs=True``, at every day's start for every living town seat: bot games record none);
 - **deception**: a mafia seat's public day speech (``speech``; its claim and accusation with it).
 
 One JSON line per position (the format is in docs/positions.md). A row holds what the seat itself
@@ -41,11 +44,12 @@ DETECTION, DECEPTION = "detection", "deception"
 #: kind carries*: on bots, a town verdict tells two players apart far less per position than an
 #: accusation, a mafia speech about a quarter as well as a mafia ballot)
 WEIGHTS = {
-    DETECTION: {"accuse": 1.0, "nominate": 1.0, "check": 1.0, "vote": 0.5, "verdict": 0.25},
+    DETECTION: {"accuse": 1.0, "nominate": 1.0, "check": 1.0, "vote": 0.5, "verdict": 0.25, "belief": 1.0},
     DECEPTION: {"verdict": 1.0, "vote": 1.0, "speech": 0.25},
 }
 #: every kind of position (``--what``)
-WHATS = ("accuse", "nominate", "check", "vote", "verdict", "speech")
+WHATS = ("accuse", "nominate", "check", "vote", "verdict", "belief", "speech")
+BELIEF = "belief"
 #: (position, option kind, field) of a town seat's decisions that name a seat
 DETECTING = (
     ("accuse", "speak", "accuse"),
@@ -67,19 +71,19 @@ class Position:
 
     id: str
     kind: str  # detection or deception
-    what: str  # accuse, nominate, vote, check, verdict, speech
+    what: str  # accuse, nominate, vote, check, verdict, belief, speech
     game: str  # the game's transcript, relative to the bank's folder (or absolute)
     variant: str
     seat: str
     role: str  # the seat's own role (it knows it)
-    request: int  # the decision's request number in the game
+    request: int  # the decision's request number in the game (a belief: the next decision's, asked after it)
     step: int  # steps resolved before it
     events: int  # events in the log before its step was answered
     day: int
     phase: str
-    legal: list[str] = field(default_factory=list)  # the seats it may name (a verdict: the accused)
+    legal: list[str] = field(default_factory=list)  # the seats it may name (a verdict: the accused; a belief: the candidates)
     weight: float = 1.0
-    recorded: dict[str, Any] | None = None  # the seat's own recorded answer
+    recorded: dict[str, Any] | None = None  # the seat's own recorded answer (a belief: {"percent": {seat: 0-100}})
 
     def row(self) -> dict[str, Any]:
         return {"format": FORMAT, **asdict(self)}
@@ -126,25 +130,74 @@ def _choices(request: Any, kind: str, name: str) -> list[str]:
     return [str(c) for c in (spec.choices or ())] if spec is not None else []
 
 
-def positions_of(transcript: Transcript, game: str) -> list[Position]:
-    """The positions of one recorded game (``game``: how the bank names its file)."""
+def recorded_beliefs(transcript: Transcript) -> dict[tuple[str, int], dict[str, Any]]:
+    """The belief probes a transcript recorded (a tournament's ``belief_call``): (seat, day) ->
+    ``{"candidates": [...], "percent": {seat: 0-100} or None}`` (None: asked, no usable answer)."""
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    for entry in transcript.calls:
+        call = entry.get("call")
+        if not isinstance(call, dict) or call.get("type") != "belief_call":
+            continue
+        beliefs = call.get("beliefs")
+        percent = {str(k): round(float(v) * 100) for k, v in beliefs.items()} if isinstance(beliefs, dict) and beliefs else None
+        out[str(entry.get("player")), int(call.get("day") or 0)] = {
+            "candidates": [str(c) for c in call.get("candidates") or ()], "percent": percent,
+        }  # fmt: skip
+    return out
+
+
+def positions_of(transcript: Transcript, game: str, *, beliefs: bool = False) -> list[Position]:
+    """The positions of one recorded game (``game``: how the bank names its file). Belief positions
+    where the transcript recorded a belief probe of a town seat; with ``beliefs``, also at every
+    day's start for every living town seat (the probe's points: bot games record no probe)."""
     variant = str(transcript.header.get("variant"))
     if variant not in TEAM_VARIANTS:
         return []
     recorded = _recorded(transcript)
+    probes = recorded_beliefs(transcript)
     key = game.removesuffix(".gz").removesuffix(".jsonl")
     out: list[Position] = []
     steps = 0  # the boundary: steps resolved before the step asked now
+    seen = 0  # events read for the days' starts
 
     def at(g: Game) -> None:
-        nonlocal steps
+        nonlocal steps, seen
+        where = {"game": game, "variant": variant}
         if not g.finished:
-            out.extend(_found(g, steps, key, {"game": game, "variant": variant}, recorded))
+            for event in g.log[seen:]:
+                if event.type == "day":
+                    out.extend(_beliefs(g, event, steps, key, where, probes, beliefs))
+            out.extend(_found(g, steps, key, where, recorded))
+        seen = len(g.log)
         steps += 1
 
     start = game_from_header(transcript.header)
     at(start)
     rebuild(transcript, game=start, resolved=at)
+    return out
+
+
+def _beliefs(
+    g: Game, event: Any, steps: int, key: str, where: dict[str, Any], probes: dict[tuple[str, int], Any], every: bool
+) -> list[Position]:
+    """The belief positions of a day's start: the town seats the probe asked (or every living one)."""
+    alive = [str(s) for s in event.data.get("alive") or g.alive]
+    pending = [r.id for r in g.pending()]
+    out = []
+    for seat in alive:
+        probe = probes.get((seat, event.day))
+        if g.team(seat) != "town" or (probe is None and not every):
+            continue  # a mafia seat's probe is never a detection position: it knows the answer
+        candidates = probe["candidates"] if probe is not None else [c for c in alive if c != seat]
+        if not any(g.team(c) == "mafia" for c in candidates if c in g.role_of):
+            continue
+        recorded = {"percent": probe["percent"]} if probe is not None and probe["percent"] else None
+        request = min(pending, default=0)
+        position = Position(
+            f"{key}#{request}:belief:{seat}", DETECTION, BELIEF, where["game"], where["variant"], seat, g.role_of[seat],
+            request, steps, len(g.log), event.day, "day", candidates, WEIGHTS[DETECTION][BELIEF], recorded,
+        )  # fmt: skip
+        out.append(position)
     return out
 
 
@@ -217,9 +270,12 @@ class Built:
     skipped: list[str]
 
 
-def build(source: Path, out: Path | None = None, kinds: Iterable[str] = (DETECTION, DECEPTION)) -> Built:
+def build(
+    source: Path, out: Path | None = None, kinds: Iterable[str] = (DETECTION, DECEPTION), *, beliefs: bool = False
+) -> Built:
     """The positions of every finished game of ``source``; game paths are written relative to
-    ``out``'s folder when they can be (a bank and its games move together)."""
+    ``out``'s folder when they can be (a bank and its games move together). ``beliefs``: a belief
+    position at every day's start for every living town seat, not only where a probe was recorded."""
     wanted = set(kinds)
     positions: list[Position] = []
     skipped: list[str] = []
@@ -235,7 +291,7 @@ def build(source: Path, out: Path | None = None, kinds: Iterable[str] = (DETECTI
             continue
         name = _relative(path, out.parent if out is not None else Path.cwd())
         try:
-            found = [p for p in positions_of(transcript, name) if p.kind in wanted]
+            found = [p for p in positions_of(transcript, name, beliefs=beliefs) if p.kind in wanted]
         except ReplayError as exc:
             skipped.append(f"{path}: {exc}")
             continue

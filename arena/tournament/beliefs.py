@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,22 +29,12 @@ from .metrics import Belief
 
 
 def bot_beliefs(name: str, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
-    """A bot's answer: its suspicion of each candidate through a logistic around the base rate.
+    """A bot's answer: its suspicion of each candidate through a logistic around the base rate
+    (:func:`arena.players.bot.player.suspicion_beliefs`, at full strength whatever the bot's level).
+    A mafia bot knows its partners (1) and everyone else (0)."""
+    from arena.players.bot.player import suspicion_beliefs
 
-    A fresh memory reads the view, so the playing bot's own memory is never touched; give it a
-    view of a *copy* of the log (:func:`detached_log`), since bots at one table share what they
-    read in public, keyed by the log's events. A mafia bot knows its partners (1) and everyone
-    else (0).
-    """
-    from arena.players.bot.memory import Memory
-
-    memory = Memory(name, seats)
-    memory.update(view)
-    if memory.is_mafia:
-        return {c: 1.0 if c in memory.partners else 0.0 for c in candidates}
-    memory.refresh()
-    base = math.log(prior / (1 - prior)) if 0 < prior < 1 else 0.0
-    return {c: round(1 / (1 + math.exp(-(base + memory.suspicion(c)))), 4) for c in candidates}
+    return suspicion_beliefs(name, view, seats, candidates, prior)
 
 
 def detached_log(log: Sequence[Event]) -> list[Event]:

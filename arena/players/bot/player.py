@@ -13,7 +13,10 @@ give the tournament's statistics a ground truth (docs/tournaments.md, *Ground tr
 
 from __future__ import annotations
 
+import copy
+import math
 import random
+from collections.abc import Sequence
 
 from arena.engine import ActionBase, DecisionRequest, View
 
@@ -24,6 +27,23 @@ from .memory import Memory
 from .strategies import Strategy, detect_variant, strategy_for
 
 TOWN = "town"
+
+
+def suspicion_beliefs(name: str, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
+    """The bot's belief that each candidate is mafia: its suspicion through a logistic around the
+    base rate ``prior`` (a tournament's belief probe, a belief position).
+
+    A fresh memory reads a copy of the view's events, so the playing bot's own memory is never
+    touched (bots at one table share what they read in public, keyed by the log's events). A mafia
+    bot knows its partners (1) and everyone else (0).
+    """
+    memory = Memory(name, seats)
+    memory.update(View(name, view.role, [copy.copy(e) for e in view.events]))
+    if memory.is_mafia:
+        return {c: 1.0 if c in memory.partners else 0.0 for c in candidates}
+    memory.refresh()
+    base = math.log(prior / (1 - prior)) if 0 < prior < 1 else 0.0
+    return {c: round(1 / (1 + math.exp(-(base + memory.suspicion(c)))), 4) for c in candidates}
 
 
 class BotPlayer(SyncPlayer):
@@ -58,6 +78,20 @@ class BotPlayer(SyncPlayer):
         team = self.memory.team if self.memory is not None else ""
         return self.levels[TOWN if team in (TOWN, "") else "mafia"]
 
+    def believe(self, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
+        """A belief position's answer (:func:`suspicion_beliefs`). Below full strength it is a decision
+        of its side like any other: its own answer with probability L, else what ``random`` answers
+        (a whole percentage per candidate, uniformly). Its coin is its own, drawn from the seed, the
+        seat's position and the moment (never its name), so the bot's other draws do not move."""
+        team = view_team(view)
+        level = self.levels[TOWN if team in (TOWN, "") else "mafia"]
+        if level < 1.0:
+            index = list(seats).index(self.name) if self.name in seats else -1
+            coin = random.Random(f"bot-belief:{self.seed}:{index}:{len(view.events)}")
+            if coin.random() >= level:
+                return random_beliefs(candidates, coin)
+        return suspicion_beliefs(self.name, view, seats, candidates, prior)
+
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> ActionBase:
         memory = self.memory
         rng = self.rng
@@ -84,3 +118,16 @@ class BotPlayer(SyncPlayer):
         if not is_legal(request, action):
             return safe_action(request, rng)
         return action
+
+
+def view_team(view: View) -> str:
+    """The seat's team as its latest card told it (a ``role`` event's ``team``)."""
+    for event in reversed(view.events):
+        if event.type == "role" and event.to is not None:
+            return str(event.data.get("team") or "")
+    return ""
+
+
+def random_beliefs(candidates: Sequence[str], rng: random.Random) -> dict[str, float]:
+    """What ``random`` answers to a belief question: a whole percentage per candidate, uniformly."""
+    return {c: rng.randint(0, 100) / 100 for c in candidates}
