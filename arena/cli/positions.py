@@ -166,7 +166,7 @@ def add_command(sub: Any) -> None:
     r.add_argument("--max", type=int, metavar="N", help="only the first N positions")
     r.add_argument(
         "--what", metavar="KINDS",
-        help="only these kinds of position, comma-separated: accuse, nominate, vote, check, verdict, belief, speech (default all)",
+        help="only these kinds, comma-separated: accuse, nominate, vote, check, verdict, belief, speech (default all)",
     )  # fmt: skip
     r.add_argument("--seed", type=int, default=0, help="the players' seed and the forks' (default 0)")
     r.add_argument("--against", metavar="RUN.jsonl", help="another player's run over the same bank: compared game by game")
