@@ -134,7 +134,7 @@ def _scores(positions: list[Position], make: Any, seed: int = 0) -> list[Scored]
 
 
 def test_detection_is_scored_against_the_truth_with_chance_taken_off():
-    detection = [p for p in SHIPPED_BANK if p.kind == DETECTION][::3]
+    detection = [p for p in SHIPPED_BANK if p.kind == DETECTION and p.what != "belief"][::3]  # beliefs: their own test
     right = _scores(detection, oracle("mafia"))
     wrong = _scores(detection, oracle("town"))
     for r, w, p in zip(right, wrong, detection, strict=True):
@@ -186,7 +186,7 @@ def test_two_copies_of_one_player_are_alike_not_different_and_the_json_shape():
 
 
 def test_until_decided_stops_once_the_answer_is_in():
-    detection = [p for p in SHIPPED_BANK if p.kind == DETECTION and p.what != "verdict"]
+    detection = [p for p in SHIPPED_BANK if p.kind == DETECTION and p.what not in ("verdict", "belief")]
     against = asyncio.run(run_bank("random", positions=detection, make=oracle("town")))
     theirs = {r["id"]: r for r in against.rows}
     result = asyncio.run(
@@ -220,7 +220,7 @@ def test_a_model_answers_positions_sent_the_prompt_arena_prompts_rebuilds(tmp_pa
     from arena.cli.prompts import would_be
     from tests.llm_server import FakeModelServer, game_calls
 
-    chosen = [p for p in SHIPPED_BANK if p.variant == "classic"][:3] + [p for p in SHIPPED_BANK if p.kind == DECEPTION][:1]
+    chosen = [p for p in SHIPPED_BANK if p.variant == "classic" and p.what != "belief"][:3] + [p for p in SHIPPED_BANK if p.kind == DECEPTION][:1]
     with FakeModelServer(seed=2) as server:
         spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
         result = asyncio.run(run_bank(spec, out=tmp_path / "run.jsonl", positions=chosen))

@@ -1,0 +1,188 @@
+"""Belief positions (issue 35): a town seat's percentages at a day's start, scored by Brier against the truth.
+
+A player told the truth scores better than one answering 50% everywhere, and a bot better than
+``random``; a mafia seat's recorded probe never becomes a detection position; the bot answers from
+the seat's view alone (hidden events changed, the same answer); a model seat is sent exactly the
+belief question the tournament's probe sent it, rebuilt from the transcript without a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.engine import View
+from arena.players.base import SyncPlayer
+from arena.players.bot import BotPlayer
+from arena.positions.answer import Scored, belief_score, fresh_player, prior_of, score, seat_at
+from arena.positions.bank import BELIEF, DETECTION, Games, Position, build, load_bank, recorded_beliefs
+from arena.positions.compare import compare_runs
+from arena.positions.games import record_games
+from arena.positions.run import run_bank
+from arena.run.transcript import read_transcript
+
+SHIPPED_BANK = load_bank()
+BELIEFS = [p for p in SHIPPED_BANK if p.what == BELIEF]
+GAMES = Games(None)
+
+
+def teams(position: Position) -> dict[str, str]:
+    """Each seat's side as the probe asks it: town, or against the town ("mafia": cove's maniac too)."""
+    game, _ = seat_at(GAMES(position), position, {})
+    return {seat: "town" if game.team(seat) == "town" else "mafia" for seat in game.seats}
+
+
+class Believer(SyncPlayer):
+    """Answers a belief question with fixed percentages: the truth (told it: a test's cheat) or 50%."""
+
+    def __init__(self, name: str, truth: dict[str, str] | None) -> None:
+        super().__init__(name)
+        self.truth = truth
+        self.views: list[View] = []
+
+    def decide_now(self, request: Any, view: View, feedback: str | None) -> Any:
+        raise AssertionError("a belief position asks no decision")
+
+    def believe(self, view: View, seats: Sequence[str], candidates: Sequence[str], prior: float) -> dict[str, float]:
+        self.views.append(view)
+        if self.truth is None:
+            return dict.fromkeys(candidates, 0.5)
+        return {c: 0.9 if self.truth[c] == "mafia" else 0.1 for c in candidates}
+
+
+def _scores(positions: list[Position], make: Any) -> list[Scored]:
+    async def go() -> list[Scored]:
+        return [await score(GAMES(p), p, make) for p in positions]
+
+    return asyncio.run(go())
+
+
+def test_the_shipped_bank_holds_belief_positions_of_town_seats_with_the_living_as_candidates():
+    assert len(BELIEFS) > 100 and {p.variant for p in BELIEFS} == {"classic", "cove", "village"}
+    for position in BELIEFS[::5]:
+        truth = teams(position)
+        assert position.kind == DETECTION and truth[position.seat] == "town"
+        game, _ = seat_at(GAMES(position), position, {})
+        assert position.legal == [s for s in game.alive if s != position.seat]  # the other living seats
+        assert any(truth[c] == "mafia" for c in position.legal)
+        assert game.log[-1].type in ("day", "death", "reveal") or any(e.type == "day" for e in game.log[-6:])
+
+
+def test_a_player_that_knows_the_truth_scores_better_than_one_saying_fifty_percent():
+    chosen = BELIEFS[::3]
+    knows = _scores(chosen, lambda p, t: Believer(p.seat, teams(p)))
+    even = _scores(chosen, lambda p, t: Believer(p.seat, None))
+    for k, e in zip(knows, even, strict=True):
+        assert k.valid and e.valid and k.hit > e.hit and k.brier < e.brier and k.logloss < e.logloss, k.id
+        assert k.score > 0  # 90% on the truth beats the deal's prior
+    bot = _scores(chosen, fresh_player("bot", 1))
+    rand = _scores(chosen, fresh_player("random", 1))
+    mean = lambda xs: sum(x.score for x in xs) / len(xs)  # noqa: E731
+    assert mean(bot) > mean(rand) + 0.05
+    out = compare_runs([s.row() for s in knows], [s.row() for s in even], "knows", "fifty").as_json()
+    assert out["detection"]["status"] != "alike" and out["detection"]["better"] in (None, "knows")  # 14 games: maybe undecided
+    assert out["detection"]["estimate"] > 0.1 and out["detection"]["score_a"] > out["detection"]["score_b"]
+
+
+def test_the_scores_of_one_answer():
+    position = BELIEFS[0]
+    game, _ = seat_at(GAMES(position), position, {})
+    truth = teams(position)
+    sure = {c: float(truth[c] == "mafia") for c in position.legal}
+    hit, chance, logloss, brier = belief_score(sure, position.legal, game)
+    assert hit == 1.0 and brier == 0.0 and logloss == pytest.approx(-__import__("math").log(0.99))
+    wrong = {c: 1.0 - p for c, p in sure.items()}
+    assert belief_score(wrong, position.legal, game)[0] == 0.0
+    prior = prior_of(game)
+    assert belief_score(dict.fromkeys(position.legal, prior), position.legal, game)[:2] == pytest.approx((chance, chance))
+    assert belief_score(None, position.legal, game)[3] == 0.25  # no answer: 50% on every candidate
+
+
+def test_a_bot_answers_from_the_seat_s_view_only():
+    """Every event hidden from the seat changed (other seats' cards swapped, the mafia's channel
+    rewritten): the bot's answer is the same; the believer is handed the seat's view, nothing else."""
+    for position in BELIEFS[::9]:
+        spy = Believer(position.seat, None)
+        game, _ = seat_at(GAMES(position), position, {position.seat: spy})
+        _scores([position], lambda p, t, spy=spy: spy)
+        assert spy.views and all(e.to is None or position.seat in e.to for e in spy.views[-1].events)
+        twin = []
+        for event in game.log:
+            if event.to is None or position.seat in event.to:
+                twin.append(event)
+                continue
+            changed = copy.copy(event)
+            changed.data = {k: ("citizen" if k == "role" else "mafia" if k == "team" else "?") for k in event.data}
+            twin.append(changed)
+        role = game.role_of[position.seat]
+        for spec in ("bot", "bot?level=0.5"):
+            bot = fresh_player(spec, 2)(position, GAMES(position))
+            assert isinstance(bot, BotPlayer)
+            one = bot.believe(View(position.seat, role, game.log), game.seats, position.legal, prior_of(game))
+            other = bot.believe(View(position.seat, role, twin), game.seats, position.legal, prior_of(game))
+            assert one == other, position.id
+
+
+def test_a_mafia_seat_s_recorded_probe_is_never_a_detection_position(tmp_path):
+    """Probes recorded for every seat (a tournament's ``belief_call``): a bank keeps the town seats' only."""
+    path = record_games(tmp_path / "games", "classic", [5])[0]
+    transcript = read_transcript(path)
+    roles = transcript.summary["roles"]  # type: ignore[index]
+    days = sorted({int(e.get("day") or 0) for e in transcript.events if e.get("type") == "day"})
+    lines = path.read_text(encoding="utf-8").splitlines()
+    calls = []
+    for day in days[:2]:
+        for seat in roles:
+            others = [s for s in roles if s != seat]
+            call = {"type": "belief_call", "day": day, "candidates": others, "beliefs": dict.fromkeys(others, 0.3)}
+            calls.append(json.dumps({"type": "call", "player": seat, "call": call}))
+    path.write_text("\n".join([*lines[:-1], *calls, lines[-1]]) + "\n", encoding="utf-8")  # before the summary
+    assert len(recorded_beliefs(read_transcript(path))) == len(roles) * len(days[:2])
+    built = build(tmp_path / "games", tmp_path / "bank.jsonl")
+    beliefs = [p for p in built.positions if p.what == BELIEF]
+    assert beliefs and all(roles[p.seat] != "mafia" for p in beliefs)
+    assert {p.seat for p in beliefs} <= {s for s, r in roles.items() if r != "mafia"}
+    assert all(p.recorded == {"percent": dict.fromkeys(p.legal, 30)} for p in beliefs)
+    everyday = build(tmp_path / "games", tmp_path / "every.jsonl", beliefs=True)
+    assert len([p for p in everyday.positions if p.what == BELIEF]) >= len(beliefs)
+    assert all(roles[p.seat] != "mafia" for p in everyday.positions if p.what == BELIEF)
+
+
+def test_a_model_seat_is_sent_the_belief_question_the_tournament_s_probe_sent(tmp_path: Path):
+    from arena.tournament.config import parse_tournament
+    from arena.tournament.runner import run_tournament
+    from tests.llm_server import FakeModelServer, game_calls
+
+    with FakeModelServer(seed=2) as server:
+        spec = f"openai:m@{server.openai_url}"
+        config = parse_tournament({
+            "name": "b", "seed": 4, "games": 2, "concurrency": 1, "beliefs": True,
+            "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
+            "models": {"bot": "bot", "m": spec},
+            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+        })  # fmt: skip
+        assert asyncio.run(run_tournament(config)).played == 2
+        probes = [e for e in game_calls(server.log) if "Moderator's private question" in json.dumps(e["body"])]
+        built = build(tmp_path / "tr", tmp_path / "bank.jsonl")
+        beliefs = [p for p in built.positions if p.what == BELIEF]
+        assert beliefs and all(p.recorded is None or set(p.recorded["percent"]) == set(p.legal) for p in beliefs)
+        server.log.clear()
+        result = asyncio.run(run_bank(spec, tmp_path / "bank.jsonl", positions=beliefs))
+        sent = game_calls(server.log)
+    assert len(sent) == len(beliefs) == result.usage["calls"]  # one call each, nothing while rebuilding
+    # the seat's earlier turns are the recorded answers as its own (as ``arena prompts --model`` rebuilds
+    # them: tool-call ids by decision); the system prompt, the turns and the question are the probe's
+    asked = {(e["player"], json.dumps(e["body"]["messages"][-1])): e["body"]["messages"] for e in probes}
+    for position, entry in zip(beliefs, sent, strict=True):
+        mine = entry["body"]["messages"]
+        theirs = asked.get((position.seat, json.dumps(mine[-1])))
+        assert theirs is not None, position.id  # the question word for word, the view's news before it
+        assert mine[0] == theirs[0] and [m["role"] for m in mine] == [m["role"] for m in theirs], position.id
+        assert [m.get("content") for m in mine] == [m.get("content") for m in theirs], position.id
+    assert all(r["valid"] and r["hit"] is not None for r in result.rows)
