@@ -220,7 +220,8 @@ def test_a_model_answers_positions_sent_the_prompt_arena_prompts_rebuilds(tmp_pa
     from arena.cli.prompts import would_be
     from tests.llm_server import FakeModelServer, game_calls
 
-    chosen = [p for p in SHIPPED_BANK if p.variant == "classic" and p.what != "belief"][:3] + [p for p in SHIPPED_BANK if p.kind == DECEPTION][:1]
+    decisions = [p for p in SHIPPED_BANK if p.variant == "classic" and p.what != "belief"]  # beliefs: test_positions_beliefs
+    chosen = decisions[:3] + [p for p in SHIPPED_BANK if p.kind == DECEPTION][:1]
     with FakeModelServer(seed=2) as server:
         spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
         result = asyncio.run(run_bank(spec, out=tmp_path / "run.jsonl", positions=chosen))
