@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.positions.bank import DECEPTION, DETECTION, build, load_bank
+from arena.positions.bank import DECEPTION, DETECTION, WHATS, build, load_bank
 from arena.positions.compare import Comparison, by_game, paired_value
 from arena.positions.games import record_games
 from arena.positions.run import run_bank
@@ -57,6 +57,7 @@ AA = "bot?level=0.5"  # the null's copies: a player whose answers vary with its 
 #: percentile and median; and a classic game of model seats at gpt-4.1-mini's prices (issue 35,
 #: measured on the stand-in: 1.5–3.1 M prompt tokens, 96–97% cached, ~300 calls a game)
 GAMES_80, GAMES_MEDIAN = 318, 228
+LADDER_GAMES_80 = 2220  # the ladder's order overall (docs/tournaments.md; docs/llm.md: $508–667 with days)
 GAME_DOLLARS = (0.18, 0.35)
 GAME_CALLS = 300
 TOKENS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
@@ -150,10 +151,20 @@ def case(
     args: Any,
     kinds: Sequence[str],
     whats: set[str] | None = None,
+    weights: dict[str, float] | None = None,
 ) -> dict:
-    if whats is not None:  # only these kinds of position, of the answers already given
+    """``whats``: only these kinds of position (of every skill), of the answers already given;
+    ``weights``: a weight by kind of position in place of the bank's."""
+    if whats is not None or weights is not None:
         players = {
-            spec: {g: [r for r in rows if r["kind"] == DETECTION or r["what"] in whats] for g, rows in by.items()}
+            spec: {
+                g: [
+                    {**r, "weight": weights.get(r["what"], r["weight"])} if weights else r
+                    for r in rows
+                    if whats is None or r["what"] in whats
+                ]
+                for g, rows in by.items()
+            }
             for spec, by in players.items()
         }
     # the pool: the games that hold every kind the case asks (deception is asked of the first games only)
@@ -172,9 +183,13 @@ def case(
         print(f"  each by the end of the drawn games: {items}")
     share = len(decided) / len(outcomes)
     p80 = pct(decided, 0.8 / share) if share >= 0.8 else None
+    first = next(iter(players.values()))
+    asked = [r for g in games for r in first.get(g, []) if r["kind"] in kinds]
+    beliefs = sum(1 for r in asked if r["what"] == "belief") / max(1, len(asked))
     print(
         f"{name}: decided in {len(decided)}/{len(outcomes)} runs, wrongly in {wrong}; positions per player: "
         f"80th percentile {p80 if p80 is not None else '> bank'}, median {int(statistics.median(decided)) if decided else '–'}"
+        f" ({beliefs:.0%} of them beliefs)"
     )
     return {
         "decided": len(decided),
@@ -182,7 +197,28 @@ def case(
         "wrong": wrong,
         "p80": p80,
         "median": statistics.median(decided) if decided else None,
+        "beliefs": beliefs,
+        "players": len(players),
     }
+
+
+def information(a: dict[str, list[dict]], b: dict[str, list[dict]], label: str) -> None:
+    """Per kind of position: the paired difference A − B (detection: hits; deception: suspicion
+    below B's), its sd, and (mean/sd)², what one call adds to the test."""
+    theirs = {r["id"]: r for rows in b.values() for r in rows}
+    for kind, what in itertools.product((DETECTION, DECEPTION), WHATS):
+        diffs = []
+        for rows in a.values():
+            for r in rows:
+                other = theirs.get(r["id"])
+                if (r["kind"], r["what"]) == (kind, what) and other is not None:
+                    value = paired_value(kind, r, other)
+                    if value is not None:
+                        diffs.append(value)
+        if len(diffs) > 1 and statistics.pstdev(diffs) > 0:
+            ratio = statistics.mean(diffs) / statistics.pstdev(diffs)
+            print(f"  {label} {kind} {what}: paired difference {statistics.mean(diffs):+.4f}, sd {statistics.pstdev(diffs):.3f}, "
+                  f"per call (mean/sd)² = {ratio * ratio:.4f} over {len(diffs)}")  # fmt: skip
 
 
 def model_cost(bank: Path, positions: list[Any], sample: int) -> dict[str, float]:
@@ -214,7 +250,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample", type=int, default=24, help="positions a model seat answers on the stand-in")
     parser.add_argument("--skip-model", action="store_true")
-    parser.add_argument("--detection", default="accuse,nominate,check,vote", help="detection positions asked (no verdicts)")
+    parser.add_argument(
+        "--detection", default="accuse,nominate,check,vote,belief", help="detection positions asked (no verdicts)"
+    )
+    parser.add_argument("--belief-weight", type=float, default=None, help="a belief position's weight (default: the bank's)")
     parser.add_argument("--deception", default="speech,verdict,vote", help="deception positions asked")
     parser.add_argument("--deception-games", type=int, default=100, help="the first N games' deception positions are asked")
     parser.add_argument("--aa-deception-games", type=int, default=20, help="of them, those the A/A copies answer")
@@ -223,7 +262,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="positions-bench-"))
     record_games(folder / "games", "classic", range(1000, 1000 + args.games))
     bank = folder / "bank.jsonl"
-    built = build(folder / "games", bank)
+    built = build(folder / "games", bank, beliefs=True)
     every = load_bank(bank)
     order = sorted({p.game for p in every})
     early = set(order[: args.deception_games])
@@ -246,32 +285,24 @@ def main() -> None:
     print(f"answered by the liar and the detective in {time.perf_counter() - t:.0f} s")
     truth = [(DECEPTION, LIAR, DETECTIVE), (DETECTION, DETECTIVE, LIAR)]
     pair = {LIAR: liar, DETECTIVE: detective}
-    det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,))
+    weights = {"belief": args.belief_weight} if args.belief_weight is not None else None
+    decisions = {"accuse", "nominate", "check", "vote"}
+    det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,), weights=weights)
+    det_decisions = case("liar vs detective, detection by decisions only", pair, truth[1:], args, (DETECTION,), decisions)
+    det_beliefs = case("liar vs detective, detection by beliefs only", pair, truth[1:], args, (DETECTION,), {"belief"})
     dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,))
-    both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION))
+    both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION), weights=weights)
     ballots = case(
         "liar vs detective, both skills, deception by ballots only",
         pair,
         truth,
         args,
         (DETECTION, DECEPTION),
-        {"verdict", "vote"},
+        {*set(args.detection.split(",")), "verdict", "vote"},
+        weights,
     )
-    by_id = {r["id"]: r for rows in detective.values() for r in rows}
-    for kind, what in itertools.product((DETECTION, DECEPTION), ("accuse", "nominate", "check", "vote", "verdict", "speech")):
-        diffs = []
-        for rows in liar.values():
-            for r in rows:
-                theirs = by_id.get(r["id"])
-                if (r["kind"], r["what"]) == (kind, what) and theirs is not None:
-                    value = paired_value(kind, theirs, r) if kind == DETECTION else paired_value(kind, r, theirs)
-                    if value is not None:
-                        diffs.append(value)
-        if len(diffs) > 1 and statistics.pstdev(diffs) > 0:
-            ratio = statistics.mean(diffs) / statistics.pstdev(diffs)
-            print(f"  {kind} {what}: truth's paired difference {statistics.mean(diffs):+.4f}, sd {statistics.pstdev(diffs):.3f}, "
-                  f"per call (mean/sd)² = {ratio * ratio:.4f} over {len(diffs)}")  # fmt: skip
-    for kind, what in itertools.product((DETECTION, DECEPTION), ("accuse", "nominate", "check", "vote", "verdict", "speech")):
+    information(detective, liar, "detective − liar")
+    for kind, what in itertools.product((DETECTION, DECEPTION), WHATS):
         key = "hit" if kind == DETECTION else "suspicion"
         a = [r for rows in liar.values() for r in rows if (r["kind"], r["what"]) == (kind, what) and r.get(key) is not None]
         b = [r for rows in detective.values() for r in rows if (r["kind"], r["what"]) == (kind, what) and r.get(key) is not None]
@@ -285,13 +316,13 @@ def main() -> None:
     rungs = {spec: answers(spec, bank, 1, baselines, ladder_positions) for spec in LADDER}
     print(f"ladder: {len(ladder_positions)} detection positions answered by 5 rungs ({time.perf_counter() - t:.0f} s)")
     ladder_truth = [(DETECTION, LADDER[i + 1], LADDER[i]) for i in range(len(LADDER) - 1)]
-    ladder = case(
-        "ladder, adjacent rungs in order on detection",
-        rungs,
-        ladder_truth,
-        argparse.Namespace(**{**vars(args), "runs": args.ladder_runs}),
-        (DETECTION,),
-    )
+    for i in range(len(LADDER) - 1):
+        information(rungs[LADDER[i + 1]], rungs[LADDER[i]], f"{LADDER[i + 1].split('=')[-1]} − {LADDER[i].split('=')[-1]}")
+    ladder_args = argparse.Namespace(**{**vars(args), "runs": args.ladder_runs})
+    name = "ladder, adjacent rungs in order on detection"
+    ladder = case(name, rungs, ladder_truth, ladder_args, (DETECTION,), weights=weights)
+    ladder_decisions = case(f"{name} by decisions only", rungs, ladder_truth, ladder_args, (DETECTION,), decisions)
+    ladder_beliefs = case(f"{name} by beliefs only", rungs, ladder_truth, ladder_args, (DETECTION,), {"belief"})
 
     t = time.perf_counter()
     aa_early = set(order[: args.aa_deception_games])
@@ -304,27 +335,30 @@ def main() -> None:
           f"looked at after each: {errors}/{args.runs} = {errors / args.runs:.1%} called a pair different on either skill "
           f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
     if not args.skip_model:
-        cost = model_cost(bank, positions, args.sample)
-        print(
-            f"model seat on the stand-in: {cost['positions']} positions, {cost['calls']} calls; per call "
-            f"{cost['input_tokens']:.0f} prompt tokens ({cost['cached_tokens']:.0f} cached), {cost['output_tokens']:.0f} answer "
-            f"tokens: ${cost['dollars']:.5f} at gpt-4.1-mini's list prices"
-        )
-        for label, result in (
-            ("detection", det_only), ("deception", dec_only), ("both skills", both), ("both, deception by ballots", ballots),
+        cost = model_cost(bank, [p for p in positions if p.what != "belief"], args.sample)
+        belief_cost = model_cost(bank, [p for p in positions if p.what == "belief"], args.sample)
+        for label, c in (("decisions", cost), ("beliefs", belief_cost)):
+            print(
+                f"model seat on the stand-in, {label}: {c['positions']} positions, {c['calls']} calls; per call "
+                f"{c['input_tokens']:.0f} prompt tokens ({c['cached_tokens']:.0f} cached), {c['output_tokens']:.0f} answer "
+                f"tokens: ${c['dollars']:.5f} at gpt-4.1-mini's list prices"
+            )
+        for label, result, games in (
+            ("detection", det_only, GAMES_80), ("detection by decisions", det_decisions, GAMES_80),
+            ("detection by beliefs", det_beliefs, GAMES_80), ("deception", dec_only, GAMES_80),
+            ("both skills", both, GAMES_80), ("both, deception by ballots", ballots, GAMES_80),
+            ("ladder", ladder, LADDER_GAMES_80), ("ladder by decisions", ladder_decisions, LADDER_GAMES_80),
+            ("ladder by beliefs", ladder_beliefs, LADDER_GAMES_80),
         ):  # fmt: skip
             if result["p80"] is None:
                 print(f"  {label}: not decided in 80% of runs within the bank: positions cannot say it at this size")
                 continue
-            calls = 2 * result["p80"]  # per player: both players answer each position
-            low, high = GAMES_80 * GAME_DOLLARS[0], GAMES_80 * GAME_DOLLARS[1]
+            calls = result["players"] * result["p80"]  # per player: every player answers each position
+            per = result["beliefs"] * belief_cost["dollars"] + (1 - result["beliefs"]) * cost["dollars"]
+            low, high = games * GAME_DOLLARS[0], games * GAME_DOLLARS[1]
             print(
-                f"  {label}: {calls} calls (2 players × {result['p80']}) ≈ ${calls * cost['dollars']:.2f}; "
-                f"games: {GAMES_80} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
-            )
-        if ladder["p80"] is not None:
-            print(
-                f"  ladder detection: {5 * ladder['p80']} calls (5 × {ladder['p80']}) ≈ ${5 * ladder['p80'] * cost['dollars']:.2f}"  # noqa: E501
+                f"  {label}: {calls} calls ({result['players']} players × {result['p80']}) ≈ ${calls * per:.2f}; "
+                f"games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
             )
     print(f"total {time.perf_counter() - started:.0f} s; load: {os.getloadavg()[0]:.1f}")
 
