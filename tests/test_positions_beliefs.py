@@ -71,7 +71,8 @@ def test_the_shipped_bank_holds_belief_positions_of_town_seats_with_the_living_a
         game, _ = seat_at(GAMES(position), position, {})
         assert position.legal == [s for s in game.alive if s != position.seat]  # the other living seats
         assert any(truth[c] == "mafia" for c in position.legal)
-        assert game.log[-1].type in ("day", "death", "reveal") or any(e.type == "day" for e in game.log[-6:])
+        day = max(i for i, e in enumerate(game.log) if e.type == "day")  # asked at the day's start, as the probe is
+        assert game.log[day].day == position.day and not any(e.type == "action" for e in game.log[day:])
 
 
 def test_a_player_that_knows_the_truth_scores_better_than_one_saying_fifty_percent():
@@ -186,3 +187,21 @@ def test_a_model_seat_is_sent_the_belief_question_the_tournament_s_probe_sent(tm
         assert mine[0] == theirs[0] and [m["role"] for m in mine] == [m["role"] for m in theirs], position.id
         assert [m.get("content") for m in mine] == [m.get("content") for m in theirs], position.id
     assert all(r["valid"] and r["hit"] is not None for r in result.rows)
+
+
+def test_a_bot_below_full_strength_answers_at_its_level_on_a_coin_of_its_own():
+    """Level 1: the suspicion model (the tournament probe's answer); level 0: whole percentages
+    drawn uniformly; between, the one or the other; the mafia level does not touch a town seat's."""
+    from arena.players.bot.player import suspicion_beliefs
+
+    position = next(p for p in BELIEFS if p.variant == "classic" and p.day >= 2)
+    game, _ = seat_at(GAMES(position), position, {})
+    view, seats, prior = game.view(position.seat), game.seats, prior_of(game)
+    own = suspicion_beliefs(position.seat, view, seats, position.legal, prior)
+    assert BotPlayer(position.seat, 1).believe(view, seats, position.legal, prior) == own
+    drawn = [BotPlayer(position.seat, s, town=0.0).believe(view, seats, position.legal, prior) for s in range(20)]
+    assert all(abs(p * 100 - round(p * 100)) < 1e-9 for d in drawn for p in d.values()) and len({str(d) for d in drawn}) > 15
+    half = [BotPlayer(position.seat, s, town=0.5).believe(view, seats, position.legal, prior) for s in range(40)]
+    assert 8 < sum(d == own for d in half) < 32
+    mafia_only = [BotPlayer(position.seat, s, mafia=0.0).believe(view, seats, position.legal, prior) for s in range(5)]
+    assert all(d == own for d in mafia_only)  # a town seat's question plays at the town level
