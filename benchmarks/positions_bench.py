@@ -1,28 +1,32 @@
 """Positions against whole games on the known truth: verdicts, positions, calls, tokens and dollars.
 
-    nice python benchmarks/positions_bench.py [--games 120] [--runs 200] [--seed 1] [--sample 24]
-                                              [--ladder-games 60] [--skip-model]
+    nice python benchmarks/positions_bench.py [--games 600] [--runs 200] [--ladder-runs 50] [--draws 1000]
+        [--deception-games 100] [--aa-deception-games 20] [--sample 24] [--belief-weight W] [--skip-model]
 
 Players of known strength (docs/bots.md, *Levels*): the **liar** ``bot?mafia=1&town=0.2`` deceives
 better and detects worse than the **detective** ``bot?mafia=0.2&town=1``; the **ladder**
-``bot?level=0, .25, .5, .75, 1`` has a known order; three copies of ``bot`` (seeds 1, 2, 3) are the
-null (A/A).
+``bot?level=0, .25, .5, .75, 1`` has a known order; three copies of ``bot?level=0.5`` (seeds 1, 2,
+3) are the null (A/A).
 
-1. A bank is built from ``--games`` classic games (9 seats, every seat ``bot``, seeds from 1000).
-2. Every player answers every position of the bank once (its player seed fixed), the recorded
+1. A bank is built from ``--games`` classic games (9 seats, every seat ``bot``, seeds from 1000),
+   with a belief position for every living town seat at each day's start (``build --beliefs``).
+2. Every player answers every asked position once (its player seed fixed), the recorded
    speeches' forks shared between players (:func:`arena.positions.run.run_bank`).
 3. ``--runs`` runs each draw up to ``--draws`` games with replacement from the bank's games that
-   hold the case's positions (the pool), in a random order, and feed the
-   paired values game by game to the anytime-valid comparison :mod:`arena.positions.compare`
-   (until_decided's test), stopping once the truth's comparisons are decided. Reported: the share
-   of runs that decided the truth, that decided anything wrongly, and the positions asked by the
-   time 80% of the runs had decided (80th percentile; median in brackets) — per player, so the
-   calls of a pair are twice that. A/A: any pair of the three copies called different on either
-   skill, checked after every game to the end of the drawn games (a run: as many games as the bank).
+   hold the case's positions (the pool), in a random order, and feed the paired values game by
+   game to the anytime-valid comparison :mod:`arena.positions.compare` (until_decided's test),
+   stopping once the truth's comparisons are decided. A case asks all the detection kinds, the
+   decisions only, or the beliefs only (``--belief-weight``: a belief's weight in the mixed cases).
+   Reported: the share of runs that decided the truth, that decided anything wrongly, and the
+   positions asked by the time 80% of the runs had decided (80th percentile; median in brackets) —
+   per player, so the calls are that times the players. Each kind's information per call, (mean /
+   sd)² of the paired difference, for the pair and every adjacent rung. A/A: any pair of the three
+   copies called different on either skill, checked after every game to the end of the drawn games.
 4. A model seat on the loopback stand-in (tests/llm_server.py; ``--skip-model`` leaves it out)
-   answers ``--sample`` positions spread over the bank: its mean prompt, cached and answer tokens
-   per call, priced at gpt-4.1-mini's list prices (configs/models.toml), give the dollars of a
-   position; beside them the figures of ``until_decided`` games from docs/tournaments.md.
+   answers ``--sample`` decision positions and as many belief positions spread over the bank: its
+   mean prompt, cached and answer tokens per call, priced at gpt-4.1-mini's list prices
+   (configs/models.toml), give the dollars of a position; beside them the figures of
+   ``until_decided`` games from docs/tournaments.md.
 
 Every figure goes in docs/positions.md with the sizes run and the ``uptime``.
 """
