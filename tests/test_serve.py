@@ -52,6 +52,7 @@ SMALL: dict[str, dict[str, Any]] = {
 @contextlib.asynccontextmanager
 async def served(data: Path, **kwargs: Any) -> AsyncIterator[TestClient]:
     kwargs.setdefault("answer_rate", (1000.0, 1000.0))  # the tests answer at machine speed
+    kwargs.setdefault("night_seconds", 0.0)  # and their nights need no floor (its own tests set one)
     server = TestServer(make_app(data, **kwargs))
     await server.start_server(access_log=None)  # as arena serve runs it: a seat's path holds its token
     client = TestClient(server)
@@ -721,3 +722,53 @@ async def test_a_model_seat_whose_endpoint_is_down_is_one_line_and_no_table(tmp_
         assert response.status == 400 and "\n" not in body["error"], body
         assert body["error"].startswith(f"seat Ann ({dead}): ") and body["error"].endswith("(no table was started)")
         assert (await (await client.get("/api/tables")).json())["tables"] == []
+
+
+async def _night_gaps(client: TestClient, **body: Any) -> list[float]:
+    """Seconds from each nightfall to its morning on a finished table's public log (watch API)."""
+    made = await create(client, **body)
+    while (await (await client.get(f"/api/tables/{made['table']}")).json())["state"] == "playing":
+        await asyncio.sleep(0.05)
+    state = await (await client.get(f"/api/tables/{made['table']}/watch?after=0")).json()
+    public = [(e["type"], t) for e, t in zip(state["events"], state["times"], strict=True) if "to" not in e]
+    fell = None
+    gaps = []
+    for kind, at in public:
+        if kind == "night":
+            fell = at
+        elif kind == "morning" and fell is not None:
+            gaps.append(at - fell)
+    return gaps
+
+
+async def test_a_night_lasts_its_floor_whoever_moved_in_it(tmp_path: Path) -> None:
+    """When the night's news comes must not tell who moved at night: model seats that take a tenth
+    of a second a call make their nights longer than the bots' without the floor (0 to 0.34 s
+    here); with ``night_seconds`` every night's morning comes that long after nightfall."""
+    from tests.llm_server import SlowServer
+
+    with SlowServer(latency=0.1, seed=3) as stand_in:
+        model = f"openai:slow@{stand_in.openai_url}?structured=tools"
+        seats = {"Ann": model, "Bob": model, "Cid": model}
+        async with served(tmp_path) as client:
+            # nights with and without their moves (the stand-in's answers vary from table to table)
+            body = {"variant": "classic", "players": 7, "seed": 8, "seats": seats}
+            bare = await _night_gaps(client, **body, night_seconds=0)
+            floored = await _night_gaps(client, **body, night_seconds=1.5)
+    assert len(bare) >= 2 and max(bare) - min(bare) >= 0.15, bare  # the channel: nights of unequal length
+    assert floored and all(1.5 <= gap < 1.7 for gap in floored), floored
+
+
+async def test_a_table_with_a_person_gets_a_night_floor_and_a_table_of_bots_none(tmp_path: Path) -> None:
+    from arena.serve.tables import DEFAULT_NIGHT_SECONDS
+
+    async with served(tmp_path) as client:
+        client.server.app[SERVER].night_seconds = DEFAULT_NIGHT_SECONDS  # the server's default
+        bots = await create(client, variant="classic", players=6, seed=1)
+        person = await create(client, variant="classic", players=6, seed=1, seats={"Ann": "person"})
+        tables = client.server.app[SERVER].tables
+        assert tables[bots["table"]].night_seconds == 0
+        assert tables[person["table"]].night_seconds == DEFAULT_NIGHT_SECONDS
+        response = await client.post("/api/tables", json={"variant": "classic", "night_seconds": -1})
+        assert response.status == 400
+        assert "night_seconds must be 0-600" in (await response.json())["error"]

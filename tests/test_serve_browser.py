@@ -53,7 +53,7 @@ class Served:
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--port", str(self.port), "--data", str(data)],
+            [sys.executable, "-m", "arena", "serve", "--port", str(self.port), "--data", str(data), "--night-seconds", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         )  # fmt: skip
         assert self.proc.stdout is not None

@@ -405,6 +405,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--port {args.port}: use 1-65535")
     if args.keep <= 0:
         raise CliError("--keep must be more than 0 seconds")
+    if not 0 <= args.night_seconds <= 600:
+        raise CliError(f"--night-seconds {args.night_seconds:g}: use 0-600 seconds")
     public_url = None
     if args.public_url is not None:
         from arena.serve.guard import check_public_url
@@ -427,7 +429,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        serve(args.host, args.port, data, live_views=args.live_views, keep=args.keep, public_url=public_url)
+        serve(
+            args.host, args.port, data, live_views=args.live_views, keep=args.keep, public_url=public_url,
+            night_seconds=args.night_seconds,
+        )  # fmt: skip
     except OSError as exc:
         for folder in reversed(made):  # a server that never listened leaves no empty data folder behind
             with contextlib.suppress(OSError):
@@ -541,6 +546,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--public-url", metavar="URL",
         help="the address people open when the server is behind a proxy (e.g. https://mafia.example.org): "
         "the server answers to it as well as to the address it listens on",
+    )  # fmt: skip
+    p.add_argument(
+        "--night-seconds", type=float, default=20.0, metavar="SECONDS",
+        help="at a table with a person, a night lasts at least this long, so that when its news comes tells "
+        "nobody who moved in it (default 20; a table's own night_seconds wins)",
     )  # fmt: skip
     p.set_defaults(func=cmd_serve)
 

@@ -133,7 +133,8 @@ async def run(
     wall clock and each answer goes to the engine with its arrival time (:mod:`arena.run.wallclock`):
     there, when an answer arrives is part of it.
     Observers with an ``async hold(game)`` method may keep the next step waiting (the person's
-    screen, paging the rest of a game after their death).
+    screen, paging the rest of a game after their death), and with an ``async
+    before_resolve(game, pending, decisions)`` a step's resolution (a served table's night floor).
     ``opened``: the rulings of a step already begun (a resumed game, :mod:`arena.run.resume`): their
     recorded attempts count, and a settled one is not asked again.
     """
@@ -143,6 +144,7 @@ async def run(
     loop = asyncio.get_running_loop()
     watchers = list({id(w): w for w in (*players.values(), *observers) if hasattr(w, "beat_started")}.values())
     holders = [o for o in observers if hasattr(o, "hold")]
+    floors = [o for o in observers if hasattr(o, "before_resolve")]
 
     def ruling_for(request: DecisionRequest) -> Ruling:
         return begun.pop(request.id, None) or Ruling(game, request)
@@ -255,6 +257,8 @@ async def run(
                 for r in pending
             ]
             decisions = await gathered(tasks)
+        for floor in floors:
+            await floor.before_resolve(game, pending, decisions)  # type: ignore[attr-defined]
         game.resolve(decisions)
         _notify(observers, game)
         for holder in holders:

@@ -191,7 +191,7 @@ class Api:
         setup = check_setup(await _body(request))
         if self.server.playing() >= self.server.max_tables:
             raise TableError(503, f"this server plays at most {self.server.max_tables} tables at once: try later")
-        created = new_table(setup, self.server.data)
+        created = new_table(setup, self.server.data, self.server.night_seconds)
         table = created.table
         await check_model_seats(table.players)
         self.server.add(table)

@@ -21,7 +21,7 @@ from aiohttp import web
 
 from arena.serve.api import ID, NO_SEAT, Api
 from arena.serve.guard import check_public_url, make_guard
-from arena.serve.tables import ANSWER_RATE, ArchivedTable, Table, TableError
+from arena.serve.tables import ANSWER_RATE, DEFAULT_NIGHT_SECONDS, ArchivedTable, Table, TableError
 
 log = logging.getLogger("arena.serve")
 
@@ -49,11 +49,13 @@ class Server:
         max_tables: int = 200,
         answer_rate: tuple[float, float] = ANSWER_RATE,
         public_url: str | None = None,
+        night_seconds: float = DEFAULT_NIGHT_SECONDS,
     ) -> None:
         self.data = Path(data)
         self.public = [check_public_url(public_url)] if public_url else []  # scheme://host[:port]
         self.created: dict[str, tuple[float, asyncio.Future[Any]]] = {}  # Idempotency-Key -> (when, its answer)
         self.answer_rate = answer_rate
+        self.night_seconds = night_seconds  # how long a night lasts at least at a table with a person
         self.live_views = live_views
         self.keep = keep
         self.max_tables = max_tables
@@ -262,13 +264,14 @@ def serve(
     keep: float = 600.0,
     quiet: bool = False,
     public_url: str | None = None,
+    night_seconds: float = DEFAULT_NIGHT_SECONDS,
 ) -> None:
     """Run the server until Ctrl-C (or SIGTERM); unfinished games are resumed on the next start."""
     # the arena's own lines (tables, retries) at INFO; the libraries' only from WARNING on: an HTTP
     # client logs a line per model request at INFO
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     logging.getLogger("arena").setLevel(logging.WARNING if quiet else logging.INFO)
-    app = make_app(data, live_views=live_views, keep=keep, public_url=public_url)
+    app = make_app(data, live_views=live_views, keep=keep, public_url=public_url, night_seconds=night_seconds)
     # no access log: no address carries a token (they go in a header or a form), but what a
     # person's browser asked for when is theirs
     web.run_app(app, host=host, port=port, access_log=None, print=None if quiet else _print_start(host, port), shutdown_timeout=5)

@@ -37,6 +37,10 @@ class Relay:
         if self.table is not None:
             await self.table.hold(game)
 
+    async def before_resolve(self, game: Any, pending: Any, decisions: Any) -> None:
+        if self.table is not None:
+            await self.table.before_resolve(game, pending, decisions)
+
 
 def unfinished(data: Path) -> Iterator[dict[str, Any]]:
     """The records of the data folder's tables whose game has neither ended nor been stopped."""
@@ -62,6 +66,7 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
         timeout = record.get("timeout")
         beat_seconds = float(record["beat_seconds"])
         pace = float(record.get("pace", 0))
+        night_seconds = float(record.get("night_seconds", 0))
         table_id = str(record["id"])
     except (KeyError, TypeError, ValueError) as exc:
         raise TableError(500, f"table record: {exc}") from None
@@ -92,6 +97,7 @@ def resume_table(record: dict[str, Any], data: Path) -> Table:
         timeout=timeout,
         beat_seconds=beat_seconds,
         pace=pace,
+        night_seconds=night_seconds,
         created=record.get("created"),
         start_wait=record.get("start_wait", DEFAULT_START_WAIT),
         started=bool(record.get("started", True)),

@@ -18,6 +18,11 @@ from arena.run.wallclock import DEFAULT_BEAT_SECONDS
 from arena.serve.people import DEFAULT_START_WAIT
 from arena.serve.tables import DEFAULT_PERSON_TIMEOUT, PERSON, Seat, TableError
 
+#: what a new table's request may hold (docs/serve.md)
+KEYS = frozenset(
+    {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace", "start_wait", "night_seconds"}
+)
+
 
 @dataclass
 class TableSetup:
@@ -31,6 +36,7 @@ class TableSetup:
     beat_seconds: float = DEFAULT_BEAT_SECONDS
     pace: float = 0.0
     start_wait: float | None = DEFAULT_START_WAIT
+    night_seconds: float | None = None  # None: DEFAULT_NIGHT_SECONDS at a table with a person, else 0
 
 
 def _person_name(seat: str, spec: str) -> str | None:
@@ -51,9 +57,7 @@ def check_setup(body: Any) -> TableSetup:
 
     if not isinstance(body, dict):
         raise TableError(400, "the body must be a JSON object")
-    unknown = sorted(
-        set(body) - {"variant", "players", "seed", "seats", "options", "config", "timeout", "beat_seconds", "pace", "start_wait"}
-    )
+    unknown = sorted(set(body) - KEYS)
     if unknown:
         raise TableError(400, f"unknown key {unknown[0]!r}")
     name = body.get("variant")
@@ -112,6 +116,10 @@ def check_setup(body: Any) -> TableSetup:
     wait = body.get("start_wait", DEFAULT_START_WAIT)
     if wait is not None and (not isinstance(wait, (int, float)) or isinstance(wait, bool) or not 0 <= wait <= 86400):
         raise TableError(400, "start_wait must be seconds (0-86400) to wait for the people, or null to wait for them all")
+    night = body.get("night_seconds")
+    if night is not None and (not isinstance(night, (int, float)) or isinstance(night, bool) or not 0 <= night <= 600):
+        raise TableError(400, "night_seconds must be 0-600 seconds a night lasts at least, or null for the default")
     timeout = None if timeout is None else float(timeout)
     start_wait = None if wait is None else float(wait)
-    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace), start_wait)
+    night = None if night is None else float(night)
+    return TableSetup(variant, config.options, seed, seats, timeout, float(beat), float(pace), start_wait, night)

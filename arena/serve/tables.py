@@ -15,20 +15,21 @@ A finished table stays in memory for a while, then is served from its transcript
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import hmac
 import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from arena.engine import KINDS, Event, Game, RulesError, dump_action, parse_action
+from arena.engine import KINDS, DecisionRequest, Event, Game, RulesError, dump_action, parse_action
 from arena.engine.events import PUBLIC, Numbering
 from arena.engine.wording import private_line, public_line
 from arena.players.base import Beat, StopGame
@@ -48,6 +49,9 @@ log = logging.getLogger("arena.serve")
 PERSON = "person"
 MAX_SEATS = 32
 DEFAULT_PERSON_TIMEOUT = 180.0  # seconds a person has for a decision before the default is played
+#: seconds a night lasts at least at a table with a person: when the night's news comes must not
+#: tell who moved at night, or how many times the mafia's channel went round (docs/serve.md)
+DEFAULT_NIGHT_SECONDS = 20.0
 MCKAY = ("duel", "duel3", "trio")
 ANSWER_RATE = (3.0, 10.0)  # a seat's answers: 3 a second, 10 at once (a person clicks far slower)
 
@@ -220,6 +224,7 @@ class Table:
         created: float | None = None,
         start_wait: float | None = DEFAULT_START_WAIT,
         started: bool = False,
+        night_seconds: float = 0.0,
     ) -> None:
         self.id = table_id
         self.game = game
@@ -254,6 +259,8 @@ class Table:
         self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
         self._readers: dict[str | None, Reader] = {}  # a seat, None (the public view) or "" (every view)
         self._paced = 0  # public events when the pace last held the game
+        self.night_seconds = night_seconds  # a night's news is published no sooner (before_resolve)
+        self._public = (0, time.monotonic())  # public events, and when their count last grew
 
     # ---- files -----------------------------------------------------------------------------------
     @property
@@ -273,6 +280,7 @@ class Table:
             "timeout": self.timeout,
             "beat_seconds": self.beat_seconds,
             "pace": self.pace,
+            "night_seconds": self.night_seconds,
             "start_wait": self.start_wait,
             "started": self.started,
             "owner_sha256": self.owner_sha256,
@@ -400,7 +408,25 @@ class Table:
         if len(stamps) < len(game.log):
             now = time.time()
             stamps.extend(now for _ in range(len(game.log) - len(stamps)))
+        public = len(self._reader(None, False).events)
+        if public > self._public[0]:
+            self._public = (public, time.monotonic())
         self.changed()
+
+    async def before_resolve(self, game: Game, pending: Sequence[DecisionRequest], decisions: Sequence[Any]) -> None:
+        """Before a night step is resolved (the orchestrator awaits it): if it publishes the night's
+        news, not before ``night_seconds`` after the last public event. A night's length would
+        otherwise count its hidden moves: a person's slow check, an extra round of the mafia's
+        channel. (A move slower than the floor still shows; docs/serve.md.)"""
+        if not self.night_seconds or not pending or any(r.phase != "night" for r in pending):
+            return
+        trial = copy.deepcopy(game)
+        trial.resolve(list(decisions))
+        if not any(event.to is None for event in trial.log[len(game.log) :]):
+            return  # the night goes on in private
+        left = self._public[1] + self.night_seconds - time.monotonic()
+        if left > 0:
+            await asyncio.sleep(left)
 
     async def hold(self, game: Game) -> None:
         """Between two steps (the orchestrator awaits it): the table's pace, if it has one, after a
@@ -736,7 +762,7 @@ class Created:
     owner: str | None = None  # the maker's token: starts the table before every person came
 
 
-def new_table(setup: TableSetup, data: Path) -> Created:
+def new_table(setup: TableSetup, data: Path, night_seconds: float = DEFAULT_NIGHT_SECONDS) -> Created:
     """Build a table from a checked set-up (not started yet): its game, tokens and players."""
     table_id = secrets.token_urlsafe(9)
     try:
@@ -744,6 +770,9 @@ def new_table(setup: TableSetup, data: Path) -> Created:
     except RulesError as exc:
         raise TableError(400, str(exc)) from None
     tokens: dict[str, str] = {}
+    night = setup.night_seconds
+    if night is None:
+        night = night_seconds if any(seat.spec == PERSON for seat in setup.seats) else 0.0
     for seat in setup.seats:
         if seat.spec == PERSON:
             token = secrets.token_urlsafe(24)
@@ -751,7 +780,7 @@ def new_table(setup: TableSetup, data: Path) -> Created:
             seat.token_sha256 = token_hash(token)
     table = Table(
         table_id, game, setup.seats, data, timeout=setup.timeout, beat_seconds=setup.beat_seconds, pace=setup.pace,
-        start_wait=setup.start_wait,
+        start_wait=setup.start_wait, night_seconds=night,
     )  # fmt: skip
     table.build_players()
     owner = None

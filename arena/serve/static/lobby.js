@@ -94,6 +94,8 @@ async function createWith(key) {
   if (beat !== "") body.beat_seconds = Number(beat);
   const wait = document.getElementById("start-wait").value;
   if (wait !== "") body.start_wait = Number(wait);
+  const night = document.getElementById("night").value;
+  if (night !== "") body.night_seconds = Number(night);
   const pace = document.getElementById("pace").value;
   if (pace !== "" && Number(pace) > 0) body.pace = Number(pace);
   const config = document.getElementById("config").value;
