@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -33,10 +34,38 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+#: the served name of each packaged model (the README's commands)
+ALIASES = {"smollm2": "smollm2", "gemma3-270m": "gemma"}
+
+
+class Peak(threading.Thread):
+    """Reads a process's resident memory every second (its peak is the kernel's ``VmHWM``)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.done, self.last = pid, threading.Event(), (0, 0)
+
+    def run(self) -> None:
+        from tests.real_server import resident_bytes
+
+        while not self.done.wait(1.0):
+            with contextlib.suppress(OSError, KeyError):
+                self.last = resident_bytes(self.pid)
+
+    def stop(self) -> tuple[int, int]:
+        """(resident now, peak resident) in bytes, read before the server stops."""
+        from tests.real_server import resident_bytes
+
+        self.done.set()
+        with contextlib.suppress(OSError, KeyError):
+            self.last = resident_bytes(self.pid)
+        return self.last
+
+
 def main() -> int:
     from arena.cli import main as arena
     from arena.run.transcript import read_transcript
-    from tests.real_server import ALIAS, available, real_server
+    from tests.real_server import available, served
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="classic")
@@ -48,6 +77,11 @@ def main() -> int:
     parser.add_argument("--structured", default="", help="force a mode (?structured=...)")
     parser.add_argument("--context", type=int, default=8192, help="the server's --n_ctx")
     parser.add_argument("--server-log", default="", help="keep the server's output in this file")
+    parser.add_argument("--model", default="smollm2", help="the served model: smollm2 or gemma3-270m")
+    parser.add_argument(
+        "--server-option", action="append", default=[], metavar="OPTION=VALUE",
+        help="one more llama_cpp.server option, e.g. logits_all=false (repeatable)",
+    )
     parser.add_argument("--keep", default="", help="write the game's transcript into this folder (kept)")
     args = parser.parse_args()
     missing = available()
@@ -55,11 +89,18 @@ def main() -> int:
         print(f"server_bench: {missing}", file=sys.stderr)
         return 2
     server_args = ["--n_ctx", str(args.context)] + (["--cache", "true"] if args.cache else [])
+    for option in args.server_option:
+        name, _, value = option.partition("=")
+        server_args += [f"--{name}", value]
+    alias = ALIASES.get(args.model, args.model)
     load_before = os.getloadavg()
     server_log = Path(args.server_log) if args.server_log else None
-    with tempfile.TemporaryDirectory() as scratch, real_server(*server_args, log=server_log) as url:
+    with tempfile.TemporaryDirectory() as scratch, served(*server_args, model=args.model, alias=alias, log=server_log) as server:
+        url = server.url
+        peak = Peak(server.pid)
+        peak.start()
         tmp = args.keep or scratch
-        spec = f"openai:{ALIAS}@{url}" + (f"?structured={args.structured}" if args.structured else "")
+        spec = f"openai:{alias}@{url}" + (f"?structured={args.structured}" if args.structured else "")
         argv = ["play", args.variant, "--seed", str(args.seed), "--quiet", "--transcripts", tmp, "--seats", spec]
         if args.config:
             argv += ["--config", args.config]
@@ -72,11 +113,13 @@ def main() -> int:
         with contextlib.redirect_stdout(out):
             code = arena(argv)
         wall = time.perf_counter() - started
+        resident, hwm = peak.stop()
         files = list(Path(tmp).glob("*.jsonl"))
         record = read_transcript(files[0]) if files else None
     text = out.getvalue()
     check = re.search(r"^(http\S+: .*) \(checked in ([\d.]+) s\)$", text, flags=re.MULTILINE)
-    print(f"server: llama_cpp.server {' '.join(server_args)}; seats: {spec}; {args.variant} {args.config}")
+    print(f"server: llama_cpp.server --model {args.model} {' '.join(server_args)}; seats: {spec}; {args.variant} {args.config}")
+    print(f"server resident memory: {resident / 2**30:.2f} GiB at the end, {hwm / 2**30:.2f} GiB at its peak")
     print(f"exit code {code}; load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     if check:
         print(f"check: {check.group(2)} s: {check.group(1)}")
