@@ -12,9 +12,12 @@ classic under 25 minutes on 2 cores; forfeits at most 5% of decisions.
     python benchmarks/server_bench.py --variant duel --hands 1 --no-cache
     python benchmarks/server_bench.py --structured json_text  # a forced mode
     python benchmarks/server_bench.py --config day.toml --seed 2 --no-cache  # a shorter game (a TOML)
+    python benchmarks/server_bench.py --model gemma3-270m --server-option logits_all=true   # memory
 
-``--cache`` starts the server with ``--cache true`` (its prompt cache: seven seats take turns on
-one server, which by default keeps only the last prompt's state).
+The server is started with the README's options (``tests/real_server.SERVER_OPTIONS``; docs/llm.md
+says why each), ``--no-cache`` without its prompt cache, ``--server-option NAME=VALUE`` with any
+other; ``--model gemma3-270m`` serves Gemma 3 270M as ``gemma``. The server's resident memory is
+read every second; its peak (the kernel's ``VmHWM``) is printed.
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ class Peak(threading.Thread):
 def main() -> int:
     from arena.cli import main as arena
     from arena.run.transcript import read_transcript
-    from tests.real_server import available, served
+    from tests.real_server import SERVER_OPTIONS, available, served
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="classic")
@@ -79,8 +82,11 @@ def main() -> int:
     parser.add_argument("--server-log", default="", help="keep the server's output in this file")
     parser.add_argument("--model", default="smollm2", help="the served model: smollm2 or gemma3-270m")
     parser.add_argument(
-        "--server-option", action="append", default=[], metavar="OPTION=VALUE",
-        help="one more llama_cpp.server option, e.g. logits_all=false (repeatable)",
+        "--server-option",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="a llama_cpp.server option over the README's, e.g. cache_size=500000000 (repeatable)",
     )
     parser.add_argument("--keep", default="", help="write the game's transcript into this folder (kept)")
     args = parser.parse_args()
@@ -88,10 +94,14 @@ def main() -> int:
     if missing:
         print(f"server_bench: {missing}", file=sys.stderr)
         return 2
-    server_args = ["--n_ctx", str(args.context)] + (["--cache", "true"] if args.cache else [])
+    chosen = dict(zip(SERVER_OPTIONS[::2], SERVER_OPTIONS[1::2], strict=True))  # the README's options
+    chosen["--n_ctx"] = str(args.context)
+    if not args.cache:
+        chosen.pop("--cache")
     for option in args.server_option:
         name, _, value = option.partition("=")
-        server_args += [f"--{name}", value]
+        chosen[f"--{name}"] = value
+    server_args = [part for pair in chosen.items() for part in pair]
     alias = ALIASES.get(args.model, args.model)
     load_before = os.getloadavg()
     server_log = Path(args.server_log) if args.server_log else None

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ALIAS = "smollm2"
+#: the server as the README starts it for a table (docs/llm.md says why each option)
+SERVER_OPTIONS = ("--n_ctx", "8192", "--cache", "true", "--logits_all", "false", "--n_batch", "64")
 START_TIMEOUT = 90.0  # seconds for the server to load the model and answer /v1/models
 
 
