@@ -27,6 +27,7 @@ import contextlib
 import io
 import os
 import re
+import signal
 import sys
 import tempfile
 import threading
@@ -90,6 +91,7 @@ def main() -> int:
     )
     parser.add_argument("--keep", default="", help="write the game's transcript into this folder (kept)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a kill stops the servers too (their finally)
     missing = available()
     if missing:
         print(f"server_bench: {missing}", file=sys.stderr)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -99,6 +100,7 @@ def main() -> int:
     parser.add_argument("--max-days", type=int, default=None, help="a day limit (the rules' house rule)")
     parser.add_argument("--keep", default="", help="keep the database and transcripts in this folder")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a kill stops the servers too (their finally)
     missing = available()
     if missing:
         print(f"two_servers: {missing}", file=sys.stderr)
