@@ -12,9 +12,12 @@ classic under 25 minutes on 2 cores; forfeits at most 5% of decisions.
     python benchmarks/server_bench.py --variant duel --hands 1 --no-cache
     python benchmarks/server_bench.py --structured json_text  # a forced mode
     python benchmarks/server_bench.py --config day.toml --seed 2 --no-cache  # a shorter game (a TOML)
+    python benchmarks/server_bench.py --model gemma3-270m --server-option logits_all=true   # memory
 
-``--cache`` starts the server with ``--cache true`` (its prompt cache: seven seats take turns on
-one server, which by default keeps only the last prompt's state).
+The server is started with the README's options (``tests/real_server.SERVER_OPTIONS``; docs/llm.md
+says why each), ``--no-cache`` without its prompt cache, ``--server-option NAME=VALUE`` with any
+other; ``--model gemma3-270m`` serves Gemma 3 270M as ``gemma``. The server's resident memory is
+read every second; its peak (the kernel's ``VmHWM``) is printed.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import contextlib
 import io
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -33,10 +38,38 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+#: the served name of each packaged model (the README's commands)
+ALIASES = {"smollm2": "smollm2", "gemma3-270m": "gemma"}
+
+
+class Peak(threading.Thread):
+    """Reads a process's resident memory every second (its peak is the kernel's ``VmHWM``)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.done, self.last = pid, threading.Event(), (0, 0)
+
+    def run(self) -> None:
+        from tests.real_server import resident_bytes
+
+        while not self.done.wait(1.0):
+            with contextlib.suppress(OSError, KeyError):
+                self.last = resident_bytes(self.pid)
+
+    def stop(self) -> tuple[int, int]:
+        """(resident now, peak resident) in bytes, read before the server stops."""
+        from tests.real_server import resident_bytes
+
+        self.done.set()
+        with contextlib.suppress(OSError, KeyError):
+            self.last = resident_bytes(self.pid)
+        return self.last
+
+
 def main() -> int:
     from arena.cli import main as arena
     from arena.run.transcript import read_transcript
-    from tests.real_server import ALIAS, available, real_server
+    from tests.real_server import SERVER_OPTIONS, available, served
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="classic")
@@ -48,18 +81,38 @@ def main() -> int:
     parser.add_argument("--structured", default="", help="force a mode (?structured=...)")
     parser.add_argument("--context", type=int, default=8192, help="the server's --n_ctx")
     parser.add_argument("--server-log", default="", help="keep the server's output in this file")
+    parser.add_argument("--model", default="smollm2", help="the served model: smollm2 or gemma3-270m")
+    parser.add_argument(
+        "--server-option",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="a llama_cpp.server option over the README's, e.g. cache_size=500000000 (repeatable)",
+    )
     parser.add_argument("--keep", default="", help="write the game's transcript into this folder (kept)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a kill stops the servers too (their finally)
     missing = available()
     if missing:
         print(f"server_bench: {missing}", file=sys.stderr)
         return 2
-    server_args = ["--n_ctx", str(args.context)] + (["--cache", "true"] if args.cache else [])
+    chosen = dict(zip(SERVER_OPTIONS[::2], SERVER_OPTIONS[1::2], strict=True))  # the README's options
+    chosen["--n_ctx"] = str(args.context)
+    if not args.cache:
+        chosen.pop("--cache")
+    for option in args.server_option:
+        name, _, value = option.partition("=")
+        chosen[f"--{name}"] = value
+    server_args = [part for pair in chosen.items() for part in pair]
+    alias = ALIASES.get(args.model, args.model)
     load_before = os.getloadavg()
     server_log = Path(args.server_log) if args.server_log else None
-    with tempfile.TemporaryDirectory() as scratch, real_server(*server_args, log=server_log) as url:
+    with tempfile.TemporaryDirectory() as scratch, served(*server_args, model=args.model, alias=alias, log=server_log) as server:
+        url = server.url
+        peak = Peak(server.pid)
+        peak.start()
         tmp = args.keep or scratch
-        spec = f"openai:{ALIAS}@{url}" + (f"?structured={args.structured}" if args.structured else "")
+        spec = f"openai:{alias}@{url}" + (f"?structured={args.structured}" if args.structured else "")
         argv = ["play", args.variant, "--seed", str(args.seed), "--quiet", "--transcripts", tmp, "--seats", spec]
         if args.config:
             argv += ["--config", args.config]
@@ -72,11 +125,13 @@ def main() -> int:
         with contextlib.redirect_stdout(out):
             code = arena(argv)
         wall = time.perf_counter() - started
+        resident, hwm = peak.stop()
         files = list(Path(tmp).glob("*.jsonl"))
         record = read_transcript(files[0]) if files else None
     text = out.getvalue()
     check = re.search(r"^(http\S+: .*) \(checked in ([\d.]+) s\)$", text, flags=re.MULTILINE)
-    print(f"server: llama_cpp.server {' '.join(server_args)}; seats: {spec}; {args.variant} {args.config}")
+    print(f"server: llama_cpp.server --model {args.model} {' '.join(server_args)}; seats: {spec}; {args.variant} {args.config}")
+    print(f"server resident memory: {resident / 2**30:.2f} GiB at the end, {hwm / 2**30:.2f} GiB at its peak")
     print(f"exit code {code}; load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     if check:
         print(f"check: {check.group(2)} s: {check.group(1)}")

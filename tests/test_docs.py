@@ -322,3 +322,19 @@ def test_engine_md_lists_every_event_type() -> None:
             seen |= {event.type for event in game.log}
     missing = sorted(seen - documented_types())
     assert not missing, f"docs/engine.md's event table lacks {missing}"
+
+
+def test_every_documented_server_command_has_the_tested_options() -> None:
+    """The README's and docs/llm.md's llama-cpp-python commands start the server as the tests and
+    benchmarks do (tests/real_server.SERVER_OPTIONS): a command without ``--logits_all false`` ran
+    Gemma's server out of 24 GB."""
+    from tests.real_server import SERVER_OPTIONS
+
+    wanted = [f"{name} {value}" for name, value in zip(SERVER_OPTIONS[::2], SERVER_OPTIONS[1::2], strict=True)]
+    commands = []
+    for page in (ROOT / "README.md", ROOT / "docs" / "llm.md"):
+        text = page.read_text().replace("\\\n", " ")
+        commands += [line for line in text.splitlines() if line.startswith("python -m llama_cpp.server")]
+    assert len(commands) >= 3, commands
+    for command in commands:
+        assert all(option in " ".join(command.split()) for option in wanted), command

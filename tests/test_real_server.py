@@ -19,12 +19,9 @@ import pytest
 
 from arena.cli import main
 from arena.run.transcript import read_transcript
-from tests.real_server import ALIAS, available, real_server
+from tests.real_server import ALIAS, SERVER_OPTIONS, available, real_server
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "")
-#: the server as docs/llm.md says to start it for a game: the model's context (the prompt of a
-#: game passes the server's default 2,048 tokens) and its prompt cache (seats take turns)
-SERVER_ARGS = ("--n_ctx", "8192", "--cache", "true")
 #: a short game: a speech of at most 120 characters (the grammar bounds it), a duel of one hand of
 #: three beats. A table of seven plays in benchmarks/server_bench.py: a classic day took 4.5 minutes
 #: of the suite on 2 shared cores, which CI cannot spare (docs/llm.md, "Measured")
@@ -33,7 +30,7 @@ DUEL = "[options]\nhands = 1\nbeats = 3\nmax_speech_chars = 120\n"
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with real_server(*SERVER_ARGS) as base:
+    with real_server(*SERVER_OPTIONS) as base:  # as the README starts it
         yield base
 
 

@@ -222,3 +222,38 @@ def test_resume_after_kill_9(tmp_path):
     for path in after.values():
         t = read_transcript(path)
         assert t.complete and replay(t).ok
+
+
+def test_a_game_stopped_by_a_context_the_server_named_goes_on_at_once(tmp_path):
+    """Seats on a server of their own, untold its context: the first prompt over it is refused
+    (the refusal names 4,096 tokens) and the game stops; the tournament goes on with it at once
+    from its transcript, the seat now folding its history to fit, and every game ends by the rules
+    in the one run (it used to fail, and fail again on every run after)."""
+    from tests.test_server_modes import SmallContextServer
+
+    class Named(SmallContextServer):  # 12,000 characters of messages: about 4,096 tokens at 3 a token
+        FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
+
+    with Named(seed=1) as server:
+        cfg = parse_tournament(
+            {
+                "name": "ctx", "seed": 2, "games": 2, "concurrency": 2,
+                "database": str(tmp_path / "ctx.sqlite"), "transcripts": str(tmp_path / "tr"),
+                "models": {
+                    "bot": "bot",
+                    "m": {"spec": f"openai:m@{server.openai_url}?structured=tools&max_tokens=256&history=full", **FAST},
+                },
+                "variants": [{"name": "classic", "players": 7}],
+            }
+        )  # fmt: skip
+        report = asyncio.run(run_tournament(cfg))
+    assert report.played == 2 and not report.failed
+    db = sqlite3.connect(tmp_path / "ctx.sqlite")
+    errors = [e for (e,) in db.execute("SELECT error FROM attempts WHERE error IS NOT NULL")]
+    assert errors and all("over the model's context" in e for e in errors)
+    for (path,) in db.execute("SELECT transcript FROM games"):
+        t = read_transcript(path)
+        assert t.complete and replay(t).ok and t.summary.get("winner")
+    calls = [c["call"] for (p,) in db.execute("SELECT transcript FROM games") for c in read_transcript(p).calls]
+    # each stop learned at least one seat's context (seats refused in one round of votes stop it once)
+    assert sum(c.get("context") == 4096 for c in calls) >= len(errors)

@@ -147,6 +147,7 @@ class GameOutcome:
     cost: float = 0.0
     down: tuple[str, str] | None = None  # (endpoint key, why) when the game stopped because its endpoint is down
     calls_reused: int = 0  # a resumed game: model calls of the earlier try not made again
+    learned: bool = False  # stopped by a server's refusal that named its context: resumed at once, folding to fit
 
 
 class WorkerLost(Exception):
@@ -584,9 +585,12 @@ class Runner:
 
         Each try is an ``attempts`` row with its own transcript; a try whose worker died (``WorkerLost``)
         is played again, at most ``executor.tries`` times in all, so a game is recorded once or fails.
+        A game stopped by a server's refusal that named its context goes on at once from its transcript,
+        the refused seat now folding its history to fit (docs/llm.md, *Fitting a server's context*).
         """
         lost: list[str] = []
-        for _ in range(self.executor.tries):
+        relearned = 0  # stops by a context a server named: each seat learns once, then folds to fit it
+        while len(lost) < self.executor.tries:
             earlier = self.resumable(spec)
             path = earlier or transcript_path(self.config.transcripts, spec.key)
             attempt: list[int] = []
@@ -609,6 +613,9 @@ class Runner:
                     self.db.fail_attempt(attempt[0], outcome.line)
                 if outcome.down is not None:  # no new game using that endpoint starts in this run
                     self.down.setdefault(*outcome.down)
+                if outcome.learned and relearned < spec.players and self.resumable(spec) is not None:
+                    relearned += 1  # the seat now knows its server's context: go on from the transcript
+                    continue
                 return False, outcome.line
             self.db.record(outcome.record)
             self.spent += outcome.cost
@@ -769,7 +776,8 @@ class GameSession:
             error = redact(str(exc) or type(exc).__name__)
             writer.close(game, aborted=error)
             endpoint = getattr(exc, "endpoint", None)
-            return GameOutcome(None, error, down=(endpoint, getattr(exc, "cause", error)) if endpoint is not None else None)
+            down = (endpoint, getattr(exc, "cause", error)) if endpoint is not None else None
+            return GameOutcome(None, error, down=down, learned=getattr(exc, "learned", None) is not None)
         except Exception as exc:  # a broken game is reported; the tournament goes on
             self.live.pop(spec.key, None)
             writer.close(game)
