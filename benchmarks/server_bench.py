@@ -42,6 +42,20 @@ sys.path.insert(0, str(ROOT))
 ALIASES = {"smollm2": "smollm2", "gemma3-270m": "gemma"}
 
 
+def parsed(parser: argparse.ArgumentParser, name: str) -> argparse.Namespace | None:
+    """The benchmark's arguments, or None (said on stderr) when the server cannot run here; a
+    SIGTERM from then on stops the benchmark through its ``finally`` blocks, servers included."""
+    from tests.real_server import available
+
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    missing = available()
+    if missing:
+        print(f"{name}: {missing}", file=sys.stderr)
+        return None
+    return args
+
+
 class Peak(threading.Thread):
     """Reads a process's resident memory every second (its peak is the kernel's ``VmHWM``)."""
 
@@ -69,7 +83,7 @@ class Peak(threading.Thread):
 def main() -> int:
     from arena.cli import main as arena
     from arena.run.transcript import read_transcript
-    from tests.real_server import SERVER_OPTIONS, available, served
+    from tests.real_server import SERVER_OPTIONS, served
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="classic")
@@ -90,11 +104,8 @@ def main() -> int:
         help="a llama_cpp.server option over the README's, e.g. cache_size=500000000 (repeatable)",
     )
     parser.add_argument("--keep", default="", help="write the game's transcript into this folder (kept)")
-    args = parser.parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a kill stops the servers too (their finally)
-    missing = available()
-    if missing:
-        print(f"server_bench: {missing}", file=sys.stderr)
+    args = parsed(parser, "server_bench")
+    if args is None:
         return 2
     chosen = dict(zip(SERVER_OPTIONS[::2], SERVER_OPTIONS[1::2], strict=True))  # the README's options
     chosen["--n_ctx"] = str(args.context)

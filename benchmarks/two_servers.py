@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sqlite3
 import sys
 import tempfile
@@ -31,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.server_bench import Peak  # noqa: E402
+from benchmarks.server_bench import Peak, parsed  # noqa: E402
 
 #: (packaged model, the alias it is served as)
 MODELS = (("smollm2", "smollm2"), ("gemma3-270m", "gemma"))
@@ -92,18 +91,15 @@ def summary(db_path: Path) -> list[str]:
 
 def main() -> int:
     from arena.cli import main as arena
-    from tests.real_server import SERVER_OPTIONS, available, served
+    from tests.real_server import SERVER_OPTIONS, served
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=6, help="games (a multiple of 2)")
     parser.add_argument("--players", type=int, default=7)
     parser.add_argument("--max-days", type=int, default=None, help="a day limit (the rules' house rule)")
     parser.add_argument("--keep", default="", help="keep the database and transcripts in this folder")
-    args = parser.parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a kill stops the servers too (their finally)
-    missing = available()
-    if missing:
-        print(f"two_servers: {missing}", file=sys.stderr)
+    args = parsed(parser, "two_servers")
+    if args is None:
         return 2
     load_before = os.getloadavg()
     with contextlib.ExitStack() as stack:
