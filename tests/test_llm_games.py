@@ -144,7 +144,8 @@ def test_hidden_information_never_reaches_a_prompt(played):
 
 def test_prefix_reuse_in_a_nine_player_classic_game(played):
     """Each call's prompt starts with the previous call's whole prompt (append-only history), but a
-    seat's first call of a day, which starts again after the system prompt (history = days)."""
+    seat's first call of a day or after a trial's end, which starts again after the system prompt
+    with the record (history = days)."""
     game, players, _ = played["classic"]
     assert len(game.seats) == 9
     by_player: dict[str, list[str]] = {}
@@ -174,12 +175,14 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
         f"(player's own measure {sum(recorded) / len(recorded):.1%}); counting tool definitions first: "
         f"{share_tools:.1%}; simulated provider cache hit rate {hit:.1%}"
     )
-    assert share >= 0.90
+    assert share >= 0.85
     folds = [r for p in players.values() for r in p.calls[1:] if r["prompt"]["shared_messages"] == 0]
     assert all(r["prompt"]["prefix_share"] > 0 for p in players.values() for r in p.calls[1:] if r not in folds), (
-        "every call after the first extends the previous prompt, but the first of a day (history = days)"
+        "every call after the first extends the previous prompt, but the first of a day or after a trial's end"
     )
-    assert all(r["try"] == 1 and r["day"] >= 2 for r in folds)
+    trial = "Today until the latest trial's end"
+    assert all(r["try"] == 1 and (r["day"] >= 2 or trial in json.dumps(r["prompt"]["new_messages"])) for r in folds)
+    assert any(trial in json.dumps(r["prompt"]["new_messages"]) for r in folds)
 
 
 def test_concurrency_limit_per_endpoint():

@@ -187,18 +187,30 @@ UNRECORDED = frozenset({"rejected"})
 #: the seat's own answers the record leaves out because a public event states them (its speeches; its
 #: votes, named in every vote's result)
 STATED = frozenset({"speak", "verdict", "vote"})
+#: events that end a trial (classic: cleared, spared; village: acquitted): with ``history = "days"`` the day up
+#: to the newest one is folded too, every speech's words kept (an execution ends the day: the next one folds it)
+TRIAL_ENDS = frozenset({"cleared", "spared", "acquitted"})
 
 
-def record_context(event: Event, me: str) -> dict[str, Any]:
-    """An event as the record of earlier days reads it: a speech without its words, the seat's own
-    answer without its thought (the moves stay: a kill, a check, a vote)."""
+def record_context(event: Event, me: str, words: bool = False) -> dict[str, Any]:
+    """An event as the record reads it: a speech without its words (with them: ``words``, today's),
+    the seat's own answer without its thought (the moves stay: a kill, a check, a vote)."""
     context = event_context(event, me)
     data = context["data"]
-    if event.type == "speech":
+    if event.type == "speech" and not words:
         data.pop("text", None)
     if event.type == "action" and isinstance(data.get("action"), dict):
         data["action"] = {k: v for k, v in data["action"].items() if k not in ("thought", "speech")}
     return context
+
+
+def _recorded(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events the record writes: not the moderator's rejections, nor the seat's own answers that a
+    public event states."""
+    return [
+        e for e in events
+        if e["type"] not in UNRECORDED and not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)
+    ]  # fmt: skip
 
 
 def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, Any]:
@@ -296,9 +308,10 @@ class Conversation:
     ) -> None:
         self.me = me
         self.short = short  # the short system prompt (small local models): see prompts/system/_base.j2
-        self.history = history  # "days": earlier days folded into a record at each new day (fold)
+        self.history = history  # "days": earlier days (and today's ended trials) folded into a record (fold)
         self.period = -1  # the day (McKay: hand) of the newest boundary folded so far
         self.kept = 0  # messages of the previous prompt the last ask kept (0 after a fold)
+        self.mark = 0  # the seq of the trial's end the current stretch starts after (0: the day's start)
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -363,7 +376,7 @@ class Conversation:
         else:
             record = self.fold(view, events) if self.history == "days" else None
             if record is not None:
-                events = [e for e in view.events if e.day >= self.period]
+                events = [e for e in view.events if e.day >= self.period and e.seq >= self.mark]
         self.kept = len(self.messages)
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": NO_ANSWER})
@@ -419,40 +432,45 @@ class Conversation:
     def state(self) -> tuple[Any, ...]:
         """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
         return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
-                self.call_request, self.period, self.kept)  # fmt: skip
+                self.call_request, self.period, self.kept, self.mark)  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
-         self.call_request, self.period, self.kept) = state  # fmt: skip
+         self.call_request, self.period, self.kept, self.mark) = state  # fmt: skip
 
     def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
-        """At the first call of a new day (McKay: hand), forget the messages and return the record
-        of the earlier days ("" when there are none); None within a day (nothing changes).
+        """At the first call of a new day (McKay: hand), or after a trial of the day ended, forget the
+        messages and return the record ("" when there is nothing to record); None otherwise.
 
-        The record is built from the view alone (``blocks/record.j2``): deaths and cards, votes by
-        name, who spoke and accused or nominated whom, claims, the seat's own card, partners,
-        checks and moves; the words of speeches are left out. It is rebuilt only here, so within
-        a day every prompt still starts with the previous one (one cache write per seat per day),
-        and a resumed seat rebuilds the same bytes from the same view.
+        The record is built from the view alone (``blocks/record.j2``): the earlier days' deaths and
+        cards, votes by name, who spoke and accused or nominated whom, claims, the seat's own card,
+        partners, checks and moves, the words of their speeches left out; then, after a trial's end,
+        today up to it in the same sentences with every speech's words quoted. It is rebuilt only at
+        these boundaries and only grows within a day, so every prompt of a stretch starts with the
+        previous one (one cache write per seat per stretch, of the lines new since the last), and a
+        resumed seat rebuilds the same bytes from the same view.
         """
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
         if not now:
-            if period <= self.period:
+            ended = [e.seq for e in new if e.type in TRIAL_ENDS and e.day >= period]
+            if period <= self.period and not ended:
                 return None
-            first, self.period = self.period < 0 and not self.messages, period
+            first = self.period < 0 and not self.messages
+            self.period, self.mark = max(self.period, period), max(ended, default=0)
             if first:  # the seat's first call: nothing to forget, the game so far is read word for word
                 return None
         else:
             self.period = max(self.period, period)
-        told = view.events[: self.seen] if now else [e for e in view.events if e.day < period]
+        told = view.events[: self.seen] if now else [e for e in view.events if e.day < self.period]
+        today = [] if now else [e for e in view.events if e.day >= self.period and e.seq < self.mark]
         self.messages = []
         self.last_alive, self.last_schema, self.call_request = None, "", None
-        self.groups_seen = set()  # the standing guidance of a group is given again, once a day
-        earlier = [record_context(e, self.me) for e in told if e.type not in UNRECORDED]
-        earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
-        if not earlier:
+        self.groups_seen = set()  # the standing guidance of a group is given again, once a stretch
+        earlier = _recorded(record_context(e, self.me) for e in told)
+        words = _recorded(record_context(e, self.me, words=True) for e in today)
+        if not earlier and not words:
             return ""
-        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, record=True, now=now))
+        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, today=words, record=True, now=now))
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
         """Append the model's answer: its JSON text, and the tool call it made, if it made one."""
