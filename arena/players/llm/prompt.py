@@ -470,7 +470,8 @@ class Conversation:
         words = _recorded(record_context(e, self.me, words=True) for e in today)
         if not earlier and not words:
             return ""
-        return _tidy(self.env.get_template("blocks/record.j2").render(me=self.me, events=earlier, today=words, record=True, now=now))
+        template = self.env.get_template("blocks/record.j2")
+        return _tidy(template.render(me=self.me, events=earlier, today=words, record=True, now=now))
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
         """Append the model's answer: its JSON text, and the tool call it made, if it made one."""
