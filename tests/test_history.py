@@ -29,6 +29,8 @@ SAME_SENTENCE = frozenset({
     "lot", "charged", "cleared", "spared", "trial", "acquitted", "runoff", "cop_look", "card_placed", "kill",
     "kill_void", "judge_ruling", "retracted", "handshake", "cop_declared", "declaration_void", "peek", "forfeit",
 })  # fmt: skip
+#: events whose sentence ends with a reminder of the rules (what comes next), left out of the record
+RULE_TAIL = {"charged": ": the defence comes next", "cleared": "; the discussion goes on", "spared": "; the discussion goes on"}
 CLAIM = re.compile(r"\[claim: [^\]]*\]")
 
 
@@ -38,6 +40,8 @@ def sentence(event: Event, me: str) -> str:
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(lines) == 1, text
     line = lines[0][2:]
+    if event.type in RULE_TAIL:  # the fact, without the reminder of what comes next (not in the record)
+        return line.split(RULE_TAIL[event.type])[0]
     return line.split(" The mafia meet on the first night")[0]  # said only when the team is still unknown
 
 
@@ -171,6 +175,7 @@ def test_a_fold_happens_at_a_new_day_or_a_trial_end_and_keeps_the_current_day_wo
             assert today.lstrip().startswith("- Day ") and "<speech from=" in today
             first = now.lstrip().splitlines()[0]  # the stretch after it opens with the trial's end
             assert first.startswith("- P") and (" is cleared; " in first or " is spared; " in first), first
+            assert "the discussion goes on" not in today and "the defence comes next" not in today
         else:  # folded at a new day: the current day from its start, word for word
             assert earlier.startswith("The game before today") and now.lstrip().startswith("- Day ")
     assert trials and trials < len(log["records"])
