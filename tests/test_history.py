@@ -17,7 +17,7 @@ import pytest
 from arena.engine import DecisionRequest, Event, View, dump_action
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
-from arena.players.llm.prompt import Conversation, _quote, event_context, make_env
+from arena.players.llm.prompt import NIGHT_PHASES, Conversation, _quote, event_context, make_env
 from arena.players.random import RandomPlayer
 from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
@@ -31,6 +31,8 @@ SAME_SENTENCE = frozenset({
 })  # fmt: skip
 #: events whose sentence ends with a reminder of the rules (what comes next), left out of the record
 RULE_TAIL = {"charged": ": the defence comes next", "cleared": "; the discussion goes on", "spared": "; the discussion goes on"}
+#: the heading of today's part of the record (folded after an accusation or a trial's start or end)
+TODAY = "Today until the latest accusation or trial"
 CLAIM = re.compile(r"\[claim: [^\]]*\]")
 
 
@@ -47,13 +49,16 @@ def sentence(event: Event, me: str) -> str:
 
 def facts(view: View, me: str) -> list[tuple[str, Any]]:
     """Every fact of the view so far, each as what a prompt must show for it; and the words of every
-    speech of the current day (the record keeps them after a trial's end)."""
+    speech and the seat's every thought of the current day (the record keeps them within a day)."""
     out: list[tuple[str, Any]] = []
     today = max((e.day for e in view.events if e.type in ("day", "hand")), default=0)
     for event in view.events:
         said = event.type == "speech" and event.data.get("kind") != "channel"  # (a night's words: its own stretch)
         if said and event.day >= today and event.data.get("text"):
             out.append(("words", event.data["text"]))
+        thought = event.data["action"].thought if event.type == "action" else None
+        if thought and event.day >= today and event.phase not in NIGHT_PHASES:  # (a night's: folded with it)
+            out.append(("words", thought))
         if event.type in SAME_SENTENCE:
             out.append(("sentence", sentence(event, me)))
         elif event.type == "speech" and event.data.get("kind") != "channel":
@@ -168,13 +173,14 @@ def test_a_fold_happens_at_a_new_day_or_a_trial_end_and_keeps_the_current_day_wo
     trials = 0
     for folded in log["records"]:
         record, _, now = folded.partition("Since your last turn:")
-        earlier, _, today = record.partition("Today until the latest trial's end, as the record keeps it, with the words said:")
+        earlier, _, today = record.partition(f"{TODAY}, as the record keeps it, with the words said and your thoughts:")
         assert "<speech" not in earlier  # the words of earlier days are left out
         if today:  # folded after a trial's end: today from its start, every speech quoted, then the trial's end
             trials += 1
             assert today.lstrip().startswith("- Day ") and "<speech from=" in today
-            first = now.lstrip().splitlines()[0]  # the stretch after it opens with the trial's end
-            assert first.startswith("- P") and (" is cleared; " in first or " is spared; " in first), first
+            first = now.lstrip().splitlines()[0]  # the stretch after it opens with the accusation or the trial's end
+            assert first.startswith(("- P", "- You accuse")), first
+            assert any(f" {word} " in first + " " for word in ("accuse", "accuses", "is cleared;", "is spared;")), first
             assert "the discussion goes on" not in today and "the defence comes next" not in today
         else:  # folded at a new day: the current day from its start, word for word
             assert earlier.startswith("The game before today") and now.lstrip().startswith("- Day ")
@@ -218,8 +224,8 @@ def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeyp
     for c, text, squeeze in zip(folded, texts, squeezed, strict=True):
         again = (c["player"], c["call"]["day"]) in days
         days.add((c["player"], c["call"]["day"]))
-        assert squeeze or not again or "Today until the latest trial's end" in text, "a second fold in a day, no trial ended"
-    assert len(days) < len(folded), "no seat folded after a trial's end"
+        assert squeeze or not again or TODAY in text, "a second fold in a day, no accusation nor trial since the last"
+    assert len(days) < len(folded), "no seat folded after an accusation or a trial"
     later = 0
     for crash_at in (45, 70):
         with FakeModelServer(seed=5, port=server.port) as again:

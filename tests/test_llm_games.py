@@ -180,7 +180,7 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
     assert all(r["prompt"]["prefix_share"] > 0 for p in players.values() for r in p.calls[1:] if r not in folds), (
         "every call after the first extends the previous prompt, but the first of a day or after a trial's end"
     )
-    trial = "Today until the latest trial's end"
+    trial = "Today until the latest accusation or trial"
     assert all(r["try"] == 1 and (r["day"] >= 2 or trial in json.dumps(r["prompt"]["new_messages"])) for r in folds)
     assert any(trial in json.dumps(r["prompt"]["new_messages"]) for r in folds)
 

@@ -187,30 +187,36 @@ UNRECORDED = frozenset({"rejected"})
 #: the seat's own answers the record leaves out because a public event states them (its speeches; its
 #: votes, named in every vote's result)
 STATED = frozenset({"speak", "verdict", "vote"})
-#: events that end a trial (classic: cleared, spared; village: acquitted): with ``history = "days"`` the day up
-#: to the newest one is folded too, every speech's words kept (an execution ends the day: the next one folds it)
-TRIAL_ENDS = frozenset({"cleared", "spared", "acquitted"})
+#: events that open a new stretch of a day: an accusation (classic: a trial starts at once), a trial's start
+#: (village) and its end (classic: cleared, spared; village: acquitted). With ``history = "days"`` the day
+#: up to the newest one is folded too, every speech's words and the seat's thoughts kept
+STRETCHES = frozenset({"accusation", "trial", "cleared", "spared", "acquitted"})
 
 
 def record_context(event: Event, me: str, words: bool = False) -> dict[str, Any]:
-    """An event as the record reads it: a speech without its words (with them: ``words``, today's),
-    the seat's own answer without its thought (the moves stay: a kill, a check, a vote)."""
+    """An event as the record reads it: a speech without its words, the seat's own answer without its
+    thought (the moves stay: a kill, a check, a vote); with ``words`` (today's), both kept."""
     context = event_context(event, me)
     data = context["data"]
     if event.type == "speech" and not words:
         data.pop("text", None)
     if event.type == "action" and isinstance(data.get("action"), dict):
-        data["action"] = {k: v for k, v in data["action"].items() if k not in ("thought", "speech")}
+        dropped = ("speech",) if words else ("thought", "speech")
+        data["action"] = {k: v for k, v in data["action"].items() if k not in dropped}
     return context
 
 
 def _recorded(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events the record writes: not the moderator's rejections, nor the seat's own answers that a
-    public event states."""
-    return [
-        e for e in events
-        if e["type"] not in UNRECORDED and not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)
-    ]  # fmt: skip
+    public event states (unless a thought of today's goes with them)."""
+    out = []
+    for e in events:
+        action = e["data"].get("action", {}) if e["type"] == "action" else {}
+        stated = action.get("kind") in STATED
+        if e["type"] in UNRECORDED or (stated and not action.get("thought")):
+            continue
+        out.append({**e, "stated": stated})
+    return out
 
 
 def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, Any]:
@@ -439,20 +445,21 @@ class Conversation:
          self.call_request, self.period, self.kept, self.mark) = state  # fmt: skip
 
     def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
-        """At the first call of a new day (McKay: hand), or after a trial of the day ended, forget the
-        messages and return the record ("" when there is nothing to record); None otherwise.
+        """At the first call of a new day (McKay: hand), or after an accusation or a trial's start or
+        end, forget the messages and return the record ("" when there is nothing to record); None
+        otherwise.
 
         The record is built from the view alone (``blocks/record.j2``): the earlier days' deaths and
         cards, votes by name, who spoke and accused or nominated whom, claims, the seat's own card,
-        partners, checks and moves, the words of their speeches left out; then, after a trial's end,
-        today up to it in the same sentences with every speech's words quoted. It is rebuilt only at
+        partners, checks and moves, the words of their speeches left out; then today up to the newest
+        of those events in the same sentences, every speech's words quoted and the seat's thoughts kept. It is rebuilt only at
         these boundaries and only grows within a day, so every prompt of a stretch starts with the
         previous one (one cache write per seat per stretch, of the lines new since the last), and a
         resumed seat rebuilds the same bytes from the same view.
         """
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
         if not now:
-            ended = [e.seq for e in new if e.type in TRIAL_ENDS and e.day >= period]
+            ended = [e.seq for e in new if e.type in STRETCHES and e.day >= period]
             if period <= self.period and not ended:
                 return None
             first = self.period < 0 and not self.messages
