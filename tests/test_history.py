@@ -289,12 +289,11 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
     messages), a game whose seats know nothing stops at the first refusal; told ``?context=``, each
     seat folds its history to a record of the game so far whenever a prompt would not fit, and the
     game is played to its end (and a seat's record still carries every fact: test above)."""
-    # whole histories: folded by day and at trials' ends, this game's prompts fit in 12,000 characters
-    code, cut = _small(tmp_path / "blind", "&history=full")
+    code, cut = _small(tmp_path / "blind", "")
     assert code == 1 and "over the model's context" in cut.summary["aborted"]
     err = capsys.readouterr().err
     assert "arena resume the transcript: the seat now folds its history to fit the 2,048 tokens the server named" in err
-    code, whole = _small(tmp_path / "told", "&history=full&context=4096")
+    code, whole = _small(tmp_path / "told", "&context=4096")
     assert code == 0 and whole.complete
     calls = [c["call"] for c in whole.calls]
     squeezed = []

@@ -31,18 +31,18 @@ ANSWER_TOKENS = 150
 #: (variant, history) -> (players, hands or 0, calls per seat, prompt tokens per seat, cached share),
 #: per game; measured by ``python benchmarks/dollars.py --seeds 1 2 3 4`` (docs/llm.md, Dollars)
 SEAT_GAME: dict[tuple[str, str], tuple[int, int, float, float, float]] = {
-    ("classic", "full"): (9, 0, 42.0, 372_632, 0.968),
-    ("classic", "days"): (9, 0, 42.0, 199_895, 0.934),
-    ("cove", "full"): (10, 0, 13.3, 69_240, 0.926),
-    ("cove", "days"): (10, 0, 13.3, 46_406, 0.881),
-    ("village", "full"): (11, 0, 19.2, 146_239, 0.939),
-    ("village", "days"): (11, 0, 19.2, 89_815, 0.890),
-    ("duel", "full"): (2, 12, 27.8, 169_431, 0.941),
-    ("duel", "days"): (2, 12, 27.8, 86_940, 0.874),
-    ("duel3", "full"): (3, 6, 18.2, 102_106, 0.921),
-    ("duel3", "days"): (3, 6, 18.2, 63_613, 0.865),
-    ("trio", "full"): (3, 6, 85.8, 1_492_987, 0.979),
-    ("trio", "days"): (3, 6, 85.8, 587_930, 0.945),
+    ("classic", "full"): (9, 0, 36.5, 284_192, 0.962),
+    ("classic", "days"): (9, 0, 36.5, 127_950, 0.905),
+    ("cove", "full"): (10, 0, 12.2, 54_442, 0.906),
+    ("cove", "days"): (10, 0, 12.2, 41_526, 0.868),
+    ("village", "full"): (11, 0, 19.5, 143_098, 0.938),
+    ("village", "days"): (11, 0, 19.5, 82_739, 0.873),
+    ("duel", "full"): (2, 12, 30.2, 200_566, 0.945),
+    ("duel", "days"): (2, 12, 30.2, 101_054, 0.880),
+    ("duel3", "full"): (3, 6, 22.3, 151_596, 0.933),
+    ("duel3", "days"): (3, 6, 22.3, 87_787, 0.877),
+    ("trio", "full"): (3, 6, 79.2, 1_317_344, 0.978),
+    ("trio", "days"): (3, 6, 79.2, 538_408, 0.942),
 }
 #: games until_decided needed on classic 9 (docs/tournaments.md): a clear difference, two close models
 LIKELY_GAMES = (18, 2220)
