@@ -13,8 +13,13 @@ tokens (per game), rejected answers and forfeits (per game), and dollars per gam
 prices of the shipped profiles (configs/models.toml): OpenAI bills uncached input, cached reads at
 its cached price and writes nothing; Anthropic bills reads at its cached price and writes the
 uncached part of every call of 1 024 tokens or more at its cache-write price (its breakpoint sits
-on the newest message, as the seats send it), the rest at the input price. Output is priced at a
-stated answer length (``--answer-tokens``, per call), not the stand-in's random answers.
+on the newest message, as the seats send it), the rest at the input price. Output is priced at
+each decision's bound, not the stand-in's random answers: the thought at its bound (the profile's
+``max_thought``, 200 characters), the speech at the decision's ``max_speech`` (600) where the
+decision talks, 4 characters a token, and :data:`CALL_TOKENS` for the call's form (the tool's
+name, the JSON's keys and small values): a vote 75 tokens, a speech 225 — the same for both
+histories, as the same decision is asked of both. ``--answer-tokens N`` prices every call at N
+instead (the flat 150 of earlier versions of the table).
 
 Then **dollars to decide**: dollars per 9-seat classic game × the games ``until_decided`` needed
 for the known truths (docs/tournaments.md, *Ground truth*: median and 80th percentile of 200 runs).
@@ -30,7 +35,7 @@ import asyncio
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +56,9 @@ UNTIL_DECIDED = {
 THOUGHT_BOUNDS = (100, 200, 300, 600, 1200)
 FAST = {"backoff": 0.001, "max_backoff": 0.01, "max_retry_after": 0.01, "retry_budget": 20.0, "timeout": 20.0}
 CACHE_MIN = 1024  # tokens: the shortest prompt a provider caches (OpenAI; Anthropic's Sonnet)
+#: output tokens of a call's form beside its thought and speech: the tool's name, the JSON's keys,
+#: punctuation and small values (`{"thought": …, "speech": …, "accuse": null, "floor": null, "claim": null}`)
+CALL_TOKENS = 25
 
 
 @dataclass
@@ -62,6 +70,9 @@ class Tally:
     prompt: int = 0
     cached: int = 0
     written: int = 0  # what Anthropic would write to its cache: the uncached part of calls ≥ CACHE_MIN
+    output: int = 0  # output tokens at each decision's bound (answer_bound), summed over the calls
+    #: PARTS -> [cached, uncached] prompt tokens: where each request's tokens sit (split)
+    parts: dict[str, list[int]] = field(default_factory=dict)
     decisions: int = 0
     rejected: int = 0
     forfeits: int = 0
@@ -71,16 +82,24 @@ class Tally:
     def share(self) -> float:
         return self.cached / self.prompt if self.prompt else 0.0
 
-    def dollars(self, profile: Any, answer_tokens: int) -> float:
-        """Dollars per game at ``profile``'s list prices, output at ``answer_tokens`` a call."""
+    def dollars(self, profile: Any, answer_tokens: int | None = None) -> float:
+        """Dollars per game at ``profile``'s list prices, output at each decision's bound
+        (``output``), or at ``answer_tokens`` a call when given."""
         anthropic = profile.provider == "anthropic"
         usage = {
             "input_tokens": self.prompt,
             "cached_tokens": self.cached,
             "cache_write_tokens": self.written if anthropic else 0,
-            "output_tokens": answer_tokens * self.calls,
+            "output_tokens": self.output if answer_tokens is None else answer_tokens * self.calls,
         }
         return profile.cost(usage) / max(self.games, 1)
+
+
+def answer_bound(request: Any, profile: Any) -> int:
+    """Output tokens of an answer at the decision's bounds: the thought at the profile's bound, the
+    speech at the decision's where it talks, 4 characters a token, and the call's form."""
+    chars = (profile.max_thought or 0) + (request.max_speech if request.talk else 0)
+    return chars // 4 + CALL_TOKENS
 
 
 def case_parts(case: str) -> tuple[str, int, dict[str, Any]]:
@@ -97,22 +116,46 @@ class Shadow:
     def __init__(self, full: Any, days: Any, sent: dict[str, list[dict[str, Any]]]) -> None:
         self.name, self.full, self.days, self.sent = full.name, full, days, sent
         self.calls = full.calls
+        self.output = 0  # the current decision's answer_bound
         plain = full.backend.send
 
         async def send(client: Any, kwargs: dict[str, Any]) -> Any:
-            sent["full"].append(json.loads(json.dumps({"player": self.name, **kwargs}, default=str)))
+            body = {"player": self.name, "output": self.output, **kwargs}
+            sent["full"].append(json.loads(json.dumps(body, default=str)))
             return await plain(client, kwargs)
 
         full.backend.send = send
 
     async def decide(self, request: Any, view: Any, feedback: str | None) -> Any:
+        self.output = answer_bound(request, self.full.profile)
         kwargs, _, _, _ = self.days.prepare(request, view, feedback)
-        self.sent["days"].append(json.loads(json.dumps({"player": self.name, **kwargs}, default=str)))
+        body = {"player": self.name, "output": self.output, **kwargs}
+        self.sent["days"].append(json.loads(json.dumps(body, default=str)))
         answer = await self.full.decide(request, view, feedback)
         last = self.full.conversation.messages[-1]
         if last["role"] == "assistant":
             self.days.conversation.messages.append(dict(last))
         return answer
+
+
+#: the parts of a request, in its order: the tools and system prompt (the same at every call), the
+#: record of a folded seat, the rest of the history, and the newest message (events since, question)
+PARTS = ("tools and system", "record", "rest of the history", "newest message")
+#: the record's first words (blocks/record.j2): a folded seat's first message opens with them
+RECORD = ("The game's record, as the moderator keeps it", "The game so far, as the moderator's record")
+
+
+def split(text: str, body: dict[str, Any]) -> list[int]:
+    """Where each of :data:`PARTS` ends in a request's prompt text (as tests/llm_server.prompt_text lays it out)."""
+    messages = body["messages"]
+    system = f"system: {messages[0]['content']}"
+    fixed = text.index(system) + len(system)
+    record = fixed
+    first = messages[1]["content"] if len(messages) > 1 and isinstance(messages[1]["content"], str) else ""
+    if first.startswith(RECORD) and "\n\nSince your last turn" in first:
+        record = fixed + len("\nuser: ") + first.index("\n\nSince your last turn")
+    newest = max(text.rfind("\nuser: "), record)
+    return [fixed, record, newest, len(text)]
 
 
 def count(bodies: list[dict[str, Any]], tally: Tally) -> None:
@@ -128,9 +171,17 @@ def count(bodies: list[dict[str, Any]], tally: Tally) -> None:
         del seat[:-CACHE_ENTRIES]
         prompt, cached = usage["total"], usage["cached"]
         tally.calls += 1
+        tally.output += body["output"]
         tally.prompt += prompt
         tally.cached += cached
         tally.written += prompt - cached if prompt >= CACHE_MIN else 0
+        start = 0
+        for part, end in zip(PARTS, split(text, body), strict=True):
+            here = tally.parts.setdefault(part, [0, 0])
+            held = max(0, min(end, cached * 4) - start)  # the part's characters within the cached prefix
+            here[0] += held // 4
+            here[1] += (end - start - held) // 4
+            start = end
 
 
 def rulings(game: Any, tally: Tally) -> None:
@@ -192,11 +243,11 @@ def priced() -> dict[str, Any]:
     return {name: resolve_spec(name, tables) for name in PROFILES}
 
 
-def table(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[str]:
+def table(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> list[str]:
     """The markdown table docs/llm.md quotes: tokens and dollars of the same games; rejections and
     forfeits of full seats (those games) and of days seats (their own games, same seeds)."""
     profiles = priced()
-    head = ["case", "history", "calls", "prompt tokens", "cached", "uncached", "rej./dec.", "forf."]
+    head = ["case", "history", "calls", "prompt tokens", "cached", "uncached", "output", "rej./dec.", "forf."]
     head += [f"$ {p}" for p in PROFILES]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, by in results.items():
@@ -206,7 +257,8 @@ def table(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[str]
             t, legal = by[history], by["full" if history == "full" else "alone"]
             n = max(t.games, 1)
             row = [label, history, f"{t.calls / n:,.0f}", f"{t.prompt / n:,.0f}", f"{t.share:.1%}"]
-            row += [f"{(t.prompt - t.cached) / n:,.0f}", f"{legal.rejected / max(legal.decisions, 1):.3f}"]
+            output = t.output if answer_tokens is None else answer_tokens * t.calls
+            row += [f"{(t.prompt - t.cached) / n:,.0f}", f"{output / n:,.0f}", f"{legal.rejected / max(legal.decisions, 1):.3f}"]
             row += [f"{legal.forfeits / max(legal.games, 1):.1f}"]
             row += [f"{t.dollars(profiles[p], answer_tokens):.3f}" for p in PROFILES]
             lines.append("| " + " | ".join(row) + " |")
@@ -214,11 +266,11 @@ def table(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[str]
             by["days"].dollars(profiles[p], answer_tokens) / max(by["full"].dollars(profiles[p], answer_tokens), 1e-12)
             for p in PROFILES
         ]
-        lines.append(f"| {label} | days ÷ full | | | | | | | " + " | ".join(f"{r:.2f}" for r in ratios) + " |")
+        lines.append(f"| {label} | days ÷ full | | | | | | | | " + " | ".join(f"{r:.2f}" for r in ratios) + " |")
     return lines
 
 
-def to_decide(results: dict[str, dict[str, Tally]], answer_tokens: int) -> list[str]:
+def to_decide(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> list[str]:
     """Dollars per classic-9 game × the games until_decided needed (median – 80th percentile)."""
     base = results.get("classic:9")
     if not base:
@@ -256,7 +308,30 @@ def thoughts(results: dict[str, dict[str, Tally]]) -> list[str]:
     return lines
 
 
-def report(results: dict[str, dict[str, Tally]], answer_tokens: int) -> None:
+def shares(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> list[str]:
+    """Where a game's dollars go at gpt-4.1-mini, per part of the requests (cached and uncached
+    tokens at their prices) and the output, full and days; and what days would have to cost for
+    half of full."""
+    profile = priced()["gpt-4.1-mini"]
+    head = ["case", "history", *PARTS, "output", "all"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, by in results.items():
+        for history in ("full", "days"):
+            t = by[history]
+            n = max(t.games, 1)
+            cells = []
+            for part in PARTS:
+                cached, uncached = t.parts.get(part, [0, 0])
+                cost = profile.cost({"input_tokens": cached + uncached, "cached_tokens": cached}) / n
+                cells.append(f"{cost:.3f}")
+            output = t.output if answer_tokens is None else answer_tokens * t.calls
+            cells.append(f"{profile.cost({'output_tokens': output}) / n:.3f}")
+            cells.append(f"{t.dollars(profile, answer_tokens):.3f}")
+            lines.append(f"| {case} | {history} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def report(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> None:
     print("\n".join(table(results, answer_tokens)))
     decide = to_decide(results, answer_tokens)
     if decide:
@@ -264,13 +339,15 @@ def report(results: dict[str, dict[str, Tally]], answer_tokens: int) -> None:
         print("\n".join(decide))
         print("\nThoughts: output dollars per classic-9 game by the thought's bound (history = days):\n")
         print("\n".join(thoughts(results)))
+    print("\nWhere the dollars go (gpt-4.1-mini, per game):\n")
+    print("\n".join(shares(results, answer_tokens)))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", nargs="*", default=list(CASES), help="variant:seats[:hands]")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2])
-    parser.add_argument("--answer-tokens", type=int, default=150, help="output tokens priced per call")
+    parser.add_argument("--answer-tokens", type=int, help="output tokens priced per call (default: each decision's bound)")
     parser.add_argument("--json", type=Path, help="also write the measured totals here")
     parser.add_argument("--from-json", type=Path, help="print the tables of totals written by --json (no game played)")
     args = parser.parse_args()
@@ -278,11 +355,12 @@ def main() -> None:
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
         results = {c: {h: Tally(**t) for h, t in r.items()} for c, r in saved["results"].items()}
-        report(results, args.answer_tokens)
+        report(results, args.answer_tokens if args.answer_tokens is not None else saved.get("answer_tokens"))
         return
     results = measure(args.cases, args.seeds)
     print(f"{len(args.seeds)} game(s) per case and history (seeds {', '.join(map(str, args.seeds))}); every seat a model")
-    print(f"on the loopback stand-in; output priced at {args.answer_tokens} tokens a call; dollars per game.\n")
+    priced_at = "each decision's bound" if args.answer_tokens is None else f"{args.answer_tokens} tokens a call"
+    print(f"on the loopback stand-in; output priced at {priced_at}; dollars per game.\n")
     report(results, args.answer_tokens)
     print(f"\n{time.perf_counter() - started:.0f} s")
     if args.json:

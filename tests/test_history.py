@@ -200,7 +200,8 @@ def test_a_fold_happens_at_a_new_day_or_a_trial_end_and_keeps_the_current_day_wo
             assert any(f" {word} " in first + " " for word in ended), first
             assert "the discussion goes on" not in today and "the defence comes next" not in today
         else:  # folded at a new day: the earlier days (from day 1), then the current day from its start, word for word
-            assert earlier.startswith("The game before day ") and "Day 1 begins" in earlier
+            assert earlier.startswith("The game's record, as the moderator keeps it") and "Day 1 begins" in earlier
+            assert "\n(The record above is the game before day " in earlier
             assert now.lstrip().startswith("- Day ")
     assert trials and trials < len(log["records"])
 
@@ -345,7 +346,7 @@ def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_
     class Named(SmallContextServer):  # 12,000 characters of messages: about 4,096 tokens at 3 a token
         FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
 
-    with Named(seed=1) as server:  # a seed whose refusal falls on a decision's first try (prompt bytes pick it)
+    with Named(seed=2) as server:  # a seed whose refusal falls on a decision's first try (prompt bytes pick it)
         assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256&history=full") == 1
         err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
         assert len(err) == 1 and "arena resume the transcript: the seat now folds its history to fit the 4,096 tokens" in err[0]
@@ -411,7 +412,7 @@ def test_cove_folds_at_the_night_so_no_night_move_is_lost():
     folds = _folded_games("cove", (1, 2, 3))
     assert folds
     night = [text for _, role, group, text in folds if group in ("visit", "heal", "check", "night_kill")]
-    assert night and all(re.match(r"The game before night \d+, ", text) for text in night)
+    assert night and all(re.search(r"^\(The record above is the game before night \d+\.\)$", text, re.M) for text in night)
     for *_, text in folds:
         today = text.split("\n\n", 1)[-1]
         assert "The moderator rejected your answer" not in today
@@ -436,7 +437,7 @@ def test_the_record_names_a_channel_kill_once_and_a_hand_by_its_number():
             target = re.fullmatch(r"- Your answer: a kill of (\w+)\.", line)
             assert not (target and lines[i + 1] == f"- On the mafia channel you pointed at {target.group(1)}."), record
     hands = _folded_games("duel3", (1,))
-    assert hands and all(re.match(r"The game before hand \d+, ", text) for *_, text in hands)
+    assert hands and all(re.search(r"^\(The record above is the game before hand \d+\.\)$", text, re.M) for *_, text in hands)
 
 
 @pytest.mark.parametrize("variant", ["duel", "duel3", "trio"])
