@@ -59,6 +59,9 @@ CACHE_MIN = 1024  # tokens: the shortest prompt a provider caches (OpenAI; Anthr
 #: output tokens of a call's form beside its thought and speech: the tool's name, the JSON's keys,
 #: punctuation and small values (`{"thought": …, "speech": …, "accuse": null, "floor": null, "claim": null}`)
 CALL_TOKENS = 25
+#: the stand-in's answers at the bounds the output is priced at: the profile's thought bound
+#: (THOUGHT_CHARS), the games' speech bound (max_speech_chars), in characters
+ANSWER_CHARS = {"thought": 200, "speech": 600}
 
 
 @dataclass
@@ -191,9 +194,12 @@ def rulings(game: Any, tally: Tally) -> None:
     tally.forfeits += sum(1 for e in game.log if e.type == "forfeit")
 
 
-async def play(case: str, seed: int, full: Tally, days: Tally, legal: Tally) -> None:
+async def play(case: str, seed: int, full: Tally, days: Tally, legal: Tally, short: bool = False) -> None:
     """One game of ``case`` played by full-history seats with their days twins (counted into
-    ``full`` and ``days``), and one played by days seats alone (its rulings into ``legal``)."""
+    ``full`` and ``days``), and one played by days seats alone (its rulings into ``legal``). The
+    stand-in answers with every thought and speech at its bound (:data:`ANSWER_CHARS`), as the
+    output is priced, so the history holds answers as long as those priced; ``short``: its own
+    short random ones (a 38-character thought half the time, a speech of 3-9 words)."""
     from arena.players.llm import close_clients, make_llm_player
     from arena.run.orchestrator import run
     from arena.variants import VARIANTS
@@ -207,7 +213,7 @@ async def play(case: str, seed: int, full: Tally, days: Tally, legal: Tally) -> 
     for alone in (False, True):
         game = cls(seats, options, seed=seed)
         opts = game.options.model_dump(mode="json")
-        with FakeModelServer(seed=seed) as server:
+        with FakeModelServer(seed=seed, answer_chars=None if short else ANSWER_CHARS) as server:
             spec = f"openai:bench@{server.openai_url}?structured=tools&allowed_tools=true"
 
             def seat(name: str, history: str, spec: str = spec, opts: dict[str, Any] = opts) -> Any:
@@ -226,13 +232,13 @@ async def play(case: str, seed: int, full: Tally, days: Tally, legal: Tally) -> 
     full.seconds += time.perf_counter() - started
 
 
-def measure(cases: list[str], seeds: list[int]) -> dict[str, dict[str, Tally]]:
+def measure(cases: list[str], seeds: list[int], short: bool = False) -> dict[str, dict[str, Tally]]:
     """Per case: ``full`` and ``days`` (the same games), ``alone`` (days seats playing their own games)."""
     out: dict[str, dict[str, Tally]] = {}
     for case in cases:
         tallies = out.setdefault(case, {"full": Tally(), "days": Tally(), "alone": Tally()})
         for seed in seeds:
-            asyncio.run(play(case, seed, tallies["full"], tallies["days"], tallies["alone"]))
+            asyncio.run(play(case, seed, tallies["full"], tallies["days"], tallies["alone"], short))
     return out
 
 
@@ -316,6 +322,8 @@ def shares(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> l
     head = ["case", "history", *PARTS, "output", "all"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, by in results.items():
+        variant, size, options = case_parts(case)
+        label = f"{variant} {size}" + (f", {options['hands']} hands" if options else "")
         for history in ("full", "days"):
             t = by[history]
             n = max(t.games, 1)
@@ -327,7 +335,7 @@ def shares(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> l
             output = t.output if answer_tokens is None else answer_tokens * t.calls
             cells.append(f"{profile.cost({'output_tokens': output}) / n:.3f}")
             cells.append(f"{t.dollars(profile, answer_tokens):.3f}")
-            lines.append(f"| {case} | {history} | " + " | ".join(cells) + " |")
+            lines.append(f"| {label} | {history} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -348,6 +356,10 @@ def main() -> None:
     parser.add_argument("--cases", nargs="*", default=list(CASES), help="variant:seats[:hands]")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2])
     parser.add_argument("--answer-tokens", type=int, help="output tokens priced per call (default: each decision's bound)")
+    parser.add_argument(
+        "--short-answers", action="store_true",
+        help="the stand-in's own short answers in the history (the table before answers at their bounds)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the measured totals here")
     parser.add_argument("--from-json", type=Path, help="print the tables of totals written by --json (no game played)")
     args = parser.parse_args()
@@ -357,7 +369,7 @@ def main() -> None:
         results = {c: {h: Tally(**t) for h, t in r.items()} for c, r in saved["results"].items()}
         report(results, args.answer_tokens if args.answer_tokens is not None else saved.get("answer_tokens"))
         return
-    results = measure(args.cases, args.seeds)
+    results = measure(args.cases, args.seeds, args.short_answers)
     print(f"{len(args.seeds)} game(s) per case and history (seeds {', '.join(map(str, args.seeds))}); every seat a model")
     priced_at = "each decision's bound" if args.answer_tokens is None else f"{args.answer_tokens} tokens a call"
     print(f"on the loopback stand-in; output priced at {priced_at}; dollars per game.\n")
