@@ -87,7 +87,7 @@ class Profile(BaseModel):
         THOUGHT_CHARS,
         ge=0,
         description="Characters a `thought` may have, in the schema and the question (0: no bound). Output costs "
-        "4-8x input: at 200 a classic game's thoughts cost about a third of its input or less (docs/llm.md, Dollars).",
+        "4-8x input: at 200 a classic game's thoughts cost about a fifth of its input or less (docs/llm.md, Dollars).",
     )
     history: Literal["full", "days"] = Field(
         "days",
