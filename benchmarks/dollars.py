@@ -3,10 +3,13 @@
 Every seat of a game is a model (``openai:tools``, the fixed tools narrowed with ``allowed_tools``)
 on the loopback stand-in (tests/llm_server.py), which answers from the schema alone and reports
 usage as a provider does: prompt tokens = characters / 4, cached tokens = the longest prefix the
-request shares with one of the seat's recent requests, from 1 024 tokens on. Each game is played
-twice on the same seed, once with ``history = "full"`` and once with ``history = "days"`` (the
-earlier days folded into a record at each new day, docs/llm.md); the random answers differ only
-where the prompts do.
+request shares with one of the seat's recent requests, from 1 024 tokens on; every thought and
+speech it answers is as long as its bound (200 and 600 characters: the answers read back are as
+long as the output priced; ``--short-answers``: its own short ones). Full and days are measured on
+the same game: full-history seats play it, and beside each a ``history = "days"`` twin (the game
+folded into a record at each new day and each of a day's trials, docs/llm.md) builds the request
+it would send at the same decision; then the days seats play their own game on the same seed
+(its rulings: the days rows' rejections and forfeits).
 
 Printed per variant, table size and history: model calls, prompt tokens, cached share, uncached
 tokens (per game), rejected answers and forfeits (per game), and dollars per game at the list
@@ -22,9 +25,12 @@ histories, as the same decision is asked of both. ``--answer-tokens N`` prices e
 instead (the flat 150 of earlier versions of the table).
 
 Then **dollars to decide**: dollars per 9-seat classic game × the games ``until_decided`` needed
-for the known truths (docs/tournaments.md, *Ground truth*: median and 80th percentile of 200 runs).
+for the known truths (docs/tournaments.md, *Ground truth*: median and 80th percentile of 200 runs);
+what a thought's bound costs; **where the dollars go** (each request split into the tools and
+system prompt, the record, the rest of the history and the newest message, cached and uncached
+tokens at their prices, and the output); and rejections and forfeits by the kind of answer.
 
-    python benchmarks/dollars.py                        # the table of docs/llm.md (about 3 minutes)
+    python benchmarks/dollars.py --seeds 1 2 3 4        # the tables of docs/llm.md (about 2 minutes)
     python benchmarks/dollars.py --cases classic:9 --seeds 1 2 3 4 --json out.json
 """
 
@@ -76,6 +82,8 @@ class Tally:
     output: int = 0  # output tokens at each decision's bound (answer_bound), summed over the calls
     #: PARTS -> [cached, uncached] prompt tokens: where each request's tokens sit (split)
     parts: dict[str, list[int]] = field(default_factory=dict)
+    #: an answer's kind -> [decisions, rejected answers, forfeits] (the games' rulings, by kind)
+    kinds: dict[str, list[int]] = field(default_factory=dict)
     decisions: int = 0
     rejected: int = 0
     forfeits: int = 0
@@ -192,6 +200,29 @@ def rulings(game: Any, tally: Tally) -> None:
     tally.decisions += sum(1 for e in game.log if e.type in ("action", "forfeit"))
     tally.rejected += sum(1 for e in game.log if e.type == "rejected")
     tally.forfeits += sum(1 for e in game.log if e.type == "forfeit")
+    for e in game.log:
+        if e.type in ("action", "forfeit", "rejected"):
+            action = e.data.get("action")
+            counts = tally.kinds.setdefault(getattr(action, "kind", None) or "not an action", [0, 0, 0])
+            counts[0 if e.type == "action" else 1 if e.type == "rejected" else 2] += 1
+            counts[0] += e.type == "forfeit"  # a forfeit is a decision too
+
+
+def by_kind(results: dict[str, dict[str, Tally]]) -> list[str]:
+    """Rejected answers and forfeits per decision, by the kind of answer: the full seats' games
+    against the folded seats' own (a rejection counted under the kind it answered with)."""
+    head = ["case", "kind", "decisions full (days)", "rejected per decision", "forfeited"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, by in results.items():
+        variant, size, options = case_parts(case)
+        label = f"{variant} {size}" + (f", {options['hands']} hands" if options else "")
+        full, days = by["full"].kinds, by["alone"].kinds
+        for kind in sorted(set(full) | set(days)):
+            f, d = full.get(kind, [0, 0, 0]), days.get(kind, [0, 0, 0])
+            rate = f"{f[1] / max(f[0], 1):.3f} ({d[1] / max(d[0], 1):.3f})"
+            lost = f"{f[2] / max(f[0], 1):.1%} ({d[2] / max(d[0], 1):.1%})"
+            lines.append(f"| {label} | {kind} | {f[0]} ({d[0]}) | {rate} | {lost} |")
+    return lines
 
 
 async def play(case: str, seed: int, full: Tally, days: Tally, legal: Tally, short: bool = False) -> None:
@@ -349,6 +380,8 @@ def report(results: dict[str, dict[str, Tally]], answer_tokens: int | None) -> N
         print("\n".join(thoughts(results)))
     print("\nWhere the dollars go (gpt-4.1-mini, per game):\n")
     print("\n".join(shares(results, answer_tokens)))
+    print("\nRejections and forfeits by the kind of answer, full (days: the folded seats' own games):\n")
+    print("\n".join(by_kind(results)))
 
 
 def main() -> None:
