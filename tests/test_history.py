@@ -1,9 +1,10 @@
 """A model seat's history folded by day (profile ``history = "days"``, docs/llm.md): at every decision
 of bot-played games of every variant, each fact of the seat's view that the full prompt carries —
 deaths and cards, votes by name, accusations and nominations, claims, checks, partners, scores —
-is found, unchanged, in the folded prompt; within a day the folded prompt only grows (its prefix
-stays cacheable), and it is rebuilt once per day; a resumed game with folded seats sends the same
-prompts as the uninterrupted one."""
+is found, unchanged, in the folded prompt, and so is every word said today and every thought of the
+seat's today; within a stretch of a day the folded prompt only grows (its prefix stays cacheable),
+and it is rebuilt at a new day and after an accusation or a trial's start or end; a resumed game
+with folded seats sends the same prompts as the uninterrupted one."""
 
 from __future__ import annotations
 
