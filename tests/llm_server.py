@@ -27,6 +27,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -105,17 +106,25 @@ def history_error(api: str, body: dict[str, Any]) -> str | None:
 class Generator:
     """Fills a JSON schema with plausible random values (enums honoured, nulls sometimes)."""
 
-    def __init__(self, rng: random.Random, player: str, counter: int) -> None:
+    def __init__(self, rng: random.Random, player: str, counter: int, fill: Mapping[str, int] | None = None) -> None:
         self.rng = rng
         self.player = player
         self.counter = counter
+        self.fill = dict(fill or {})  # field -> characters: at that length (answers at their bounds); a thought always
+
+    def padded(self, text: str, chars: int) -> str:
+        """``text`` and random words after it, cut to exactly ``chars`` characters."""
+        while len(text) < chars:
+            text += " " + self.rng.choice(WORDS)
+        return text[:chars]
 
     def value(self, schema: dict[str, Any], name: str = "", required: bool = True) -> Any:
         rng = self.rng
         if "anyOf" in schema:
             branches = schema["anyOf"]
             real = [b for b in branches if b.get("type") != "null"]
-            if len(real) < len(branches) and (not real or rng.random() < 0.5):
+            always = name == "thought" and "thought" in self.fill  # a model using its allowance always thinks
+            if len(real) < len(branches) and (not real or (not always and rng.random() < 0.5)):
                 return None
             return self.value(rng.choice(real), name)
         if "const" in schema:
@@ -147,10 +156,12 @@ class Generator:
         if kind == "null":
             return None
         if name == "thought":
-            return f"SECRET-{self.player}-{self.counter:05d} I weigh who to trust."
+            thought = f"SECRET-{self.player}-{self.counter:05d} I weigh who to trust."
+            return self.padded(thought, self.fill["thought"]) if "thought" in self.fill else thought
         if name == "speech":
             words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
-            return f"{self.player} here: {words}."
+            speech = f"{self.player} here: {words}."
+            return self.padded(speech, self.fill["speech"]) if "speech" in self.fill else speech
         if name == "key":
             return self.player
         return "x"
@@ -190,8 +201,12 @@ class FakeModelServer:
         retry_after: str = "0",
         port: int = 0,
         gate: Gate | None = None,
+        answer_chars: Mapping[str, int] | None = None,
     ) -> None:
         self.gate = gate or Gate()
+        #: field -> characters: every answer's thought and speech at that length (benchmarks/dollars.py:
+        #: the answers read back are as long as the output priced); None: short random ones
+        self.answer_chars = dict(answer_chars or {})
         self.seed = seed
         self.fault_rate = fault_rate
         self.faults = tuple(faults)
@@ -265,7 +280,7 @@ class FakeModelServer:
             self._recent.setdefault(f"{api}:{player}", []).append(text)
             del self._recent[f"{api}:{player}"][:-CACHE_ENTRIES]
         usage = _usage(text, recent)
-        gen = Generator(rng, player, counter)
+        gen = Generator(rng, player, counter, self.answer_chars)
         if api == "openai":
             return 200, {}, self._openai(body, gen, fault, usage), stall
         return 200, {}, self._anthropic(body, gen, fault, usage), stall

@@ -15,7 +15,7 @@ import pytest
 from arena.players.llm.profiles import load_profiles, resolve_spec
 from arena.tournament.config import parse_tournament
 from arena.tournament.design import build_design
-from arena.tournament.estimate import ANSWER_TOKENS, LIKELY_GAMES, estimate_lines, seat_dollars
+from arena.tournament.estimate import LIKELY_GAMES, OUTPUT_WORDS, estimate_lines, seat_dollars
 from arena.tournament.runner import check_models, run_tournament
 from tests.llm_server import FakeModelServer
 
@@ -49,7 +49,7 @@ def test_a_fixed_design_is_priced_seat_by_seat(tmp_path):
         for entry in spec.assignment(game).values():
             expected += seat_dollars(mini if entry.name == "mini" else sonnet, "classic", 9, 0)
     assert f"estimated cost: ${expected:,.2f} for {len(build_design(cfg))} games" in line
-    assert f"{ANSWER_TOKENS} tokens a call" in line and expected > 0
+    assert f"; {OUTPUT_WORDS} (docs/llm.md, Dollars)" in line and expected > 0
     # a seat of sonnet costs more than one of gpt-4.1-mini, a bigger table more than a smaller one
     assert seat_dollars(sonnet, "classic", 9, 0) > seat_dollars(mini, "classic", 9, 0) > seat_dollars(mini, "classic", 7, 0)
     # folded history costs less than the full one
@@ -205,3 +205,60 @@ def test_a_server_that_does_not_report_cached_tokens_reads_unknown_not_zero():
     text = console.export_text()
     cell = {n: [c.strip() for c in next(x for x in text.splitlines() if f"│ {n}" in x).split("│")[1:-1]][4] for n in rows}
     assert cell == {"Ann": "unknown", "Bob": "0%"}
+
+
+def test_the_dollars_table_prices_each_answer_at_its_decisions_bounds_and_splits_each_request():
+    """Output: the thought at the profile's bound, the speech at the decision's where it talks, 4
+    characters a token, plus the call's form (the same for both histories); a request's tokens split
+    into the tools and system prompt, a folded seat's record, the rest of the history and the newest
+    message, in that order, covering the whole prompt."""
+    from types import SimpleNamespace
+
+    import dollars
+
+    from tests.llm_server import prompt_text
+
+    profile = SimpleNamespace(max_thought=200)
+    vote = SimpleNamespace(talk=None, max_speech=600)
+    speech = SimpleNamespace(talk="all", max_speech=600)
+    assert dollars.answer_bound(vote, profile) == 50 + dollars.CALL_TOKENS
+    assert dollars.answer_bound(speech, profile) == 200 + dollars.CALL_TOKENS
+    record = "The game's record, as the moderator keeps it for you: …\n- Day 1 begins.\n"
+    record += "(The record above is the game before day 2.)"
+    body = {
+        "tools": [{"type": "function", "function": {"name": "speak"}}],
+        "messages": [
+            {"role": "system", "content": "You are playing Mafia."},
+            {"role": "user", "content": record + "\n\nSince your last turn:\n- Day 2 begins.\n\nYour turn."},
+            {"role": "assistant", "content": "{}"},
+            {"role": "user", "content": "Since your last turn:\n- P3 spoke.\n\nYour turn."},
+        ],
+    }
+    text = prompt_text("openai", body)
+    fixed, kept, rest, end = dollars.split(text, body)
+    assert text[:fixed].endswith("You are playing Mafia.") and text[fixed:kept].strip().endswith("before day 2.)")
+    assert text[rest:] == "\nuser: Since your last turn:\n- P3 spoke.\n\nYour turn." and end == len(text)
+    tally = dollars.Tally()
+    dollars.count([{"player": "Ann", "output": 75, **body}], tally)
+    assert tally.output == 75 and sum(sum(v) for v in tally.parts.values()) == pytest.approx(tally.prompt, abs=4)
+
+
+def test_the_stand_in_answers_at_the_bounds_the_output_is_priced_at():
+    """benchmarks/dollars.py has the stand-in answer with every thought and speech at its bound, so
+    the history read back holds answers as long as the output priced; by default they stay short."""
+    import random
+
+    import dollars
+
+    from tests.llm_server import Generator
+
+    schema = {
+        "type": "object",
+        "properties": {"thought": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "speech": {"type": "string"}},
+        "required": ["thought", "speech"],
+    }
+    for seed in range(20):
+        full = Generator(random.Random(seed), "Ann", seed, dollars.ANSWER_CHARS).value(schema)
+        assert len(full["thought"]) == 200 and len(full["speech"]) == 600 and full["thought"].startswith("SECRET-Ann-")
+    short = [Generator(random.Random(seed), "Ann", seed).value(schema) for seed in range(20)]
+    assert any(a["thought"] is None for a in short) and all(len(a["speech"]) < 100 for a in short)

@@ -143,8 +143,9 @@ def test_model_seats_fork_without_calls_and_replay_exactly(tmp_path):
             assert len(game_calls(server.log)) == before  # rebuilding called nobody
             answered = [e for e in parent.events[: step.events] if e["type"] == "action" and e.get("actor") == "P5"]
             seat = resumed.players["P5"]
-            if seat.profile.history == "days" and answered:  # earlier days are folded into the record
-                answered = [e for e in answered if e["day"] == answered[-1]["day"]]
+            if seat.profile.history == "days" and answered:  # earlier days and today's stretches: in the record
+                mark = seat.conversation.mark  # the accusation or trial's end the current stretch starts after
+                answered = [e for e in answered if e["day"] == answered[-1]["day"] and e["seq"] >= mark]
             history = seat.conversation.messages
             assert len([m for m in history if m["role"] == "assistant"]) == len(answered)  # the recorded answers, as its own
 

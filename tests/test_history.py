@@ -1,9 +1,10 @@
 """A model seat's history folded by day (profile ``history = "days"``, docs/llm.md): at every decision
 of bot-played games of every variant, each fact of the seat's view that the full prompt carries —
 deaths and cards, votes by name, accusations and nominations, claims, checks, partners, scores —
-is found, unchanged, in the folded prompt; within a day the folded prompt only grows (its prefix
-stays cacheable), and it is rebuilt once per day; a resumed game with folded seats sends the same
-prompts as the uninterrupted one."""
+is found, unchanged, in the folded prompt, and so is every word said today and every thought of the
+seat's today; within a stretch of a day the folded prompt only grows (its prefix stays cacheable),
+and it is rebuilt at a new day and after an accusation or a trial's start or end; a resumed game
+with folded seats sends the same prompts as the uninterrupted one."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from arena.engine import DecisionRequest, Event, View, dump_action
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
-from arena.players.llm.prompt import MOVE_EVENTS, Conversation, event_context, make_env
+from arena.players.llm.prompt import BOUNDARIES, MOVE_EVENTS, NIGHT_PHASES, Conversation, _quote, event_context, make_env
 from arena.players.random import RandomPlayer
 from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
@@ -29,6 +30,10 @@ SAME_SENTENCE = frozenset({
     "lot", "charged", "cleared", "spared", "trial", "acquitted", "runoff", "cop_look", "card_placed", "kill",
     "kill_void", "judge_ruling", "retracted", "handshake", "cop_declared", "declaration_void", "peek", "forfeit",
 })  # fmt: skip
+#: events whose sentence ends with a reminder of the rules (what comes next), left out of the record
+RULE_TAIL = {"charged": ": the defence comes next", "cleared": "; the discussion goes on", "spared": "; the discussion goes on"}
+#: the heading of today's part of the record (folded after an accusation or a trial's start or end)
+TODAY = "Today until the latest accusation or trial"
 CLAIM = re.compile(r"\[claim: [^\]]*\]")
 
 
@@ -41,17 +46,27 @@ def sentence(event: Event, me: str, before: Event | None = None) -> str:
     assert len(lines) == 1, text
     line = lines[0][2:]
     line = line.split(" A tie or too few accused left")[0]  # a runoff lot's reason: said once for two lots
+    if event.type in RULE_TAIL:  # the fact, without the reminder of what comes next (not in the record)
+        return line.split(RULE_TAIL[event.type])[0]
     return line.split(" The mafia meet on the first night")[0]  # said only when the team is still unknown
 
 
 def facts(view: View, me: str) -> list[tuple[str, Any]]:
-    """Every fact of the view so far, each as what a prompt must show for it."""
+    """Every fact of the view so far, each as what a prompt must show for it; and the words of every
+    speech and the seat's every thought of the current day (the record keeps them within a day)."""
     out: list[tuple[str, Any]] = []
     events = list(view.events)
     answer = ""  # the seat's latest answer as the record says it ("a handshake offer")
+    today = max((e.day for e in events if e.type in BOUNDARIES), default=0)  # (cove: its night opens the day)
     for i, event in enumerate(events):
         before = events[i - 1] if i else None
         after = events[i + 1] if i + 1 < len(events) else None
+        said = event.type == "speech" and event.data.get("kind") != "channel"  # (a night's words: its own stretch)
+        if said and event.day >= today and event.data.get("text"):
+            out.append(("words", event.data["text"]))
+        thought = event.data["action"].thought if event.type == "action" else None
+        if thought and event.day >= today and event.phase not in NIGHT_PHASES:  # (a night's: folded with it)
+            out.append(("words", thought))
         if event.type == "action" and event.actor == me:
             rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
             answer = rendered.split("Your answer: ", 1)[-1].strip()
@@ -84,6 +99,8 @@ def found(fact: tuple[str, Any], text: str) -> bool:
         return value in text
     if kind in ("claim", "move"):
         return value[0] in text or value[1] in text
+    if kind == "words":  # quoted, or in the seat's own answer (JSON) while that answer is in the prompt
+        return _quote(value) in text or json.dumps(value)[1:-1] in text
     who, field, target = value
     return any(line.startswith(f"- {who}") and field in line and target in line for line in text.splitlines())
 
@@ -156,10 +173,10 @@ def test_the_folded_history_keeps_every_fact(variant):
                 assert not pattern.search(line), f"{what} in: {line}"
 
 
-def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
+def test_a_fold_happens_at_a_new_day_or_a_trial_end_and_keeps_the_current_day_word_for_word():
     cls = VARIANTS["classic"]
     seats = [f"P{i}" for i in range(1, 10)]
-    game = cls(seats, {}, seed=3)
+    game = cls(seats, {}, seed=1)  # four days, five trials ended by a failed vote
     options = game.options.model_dump(mode="json")
     log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
     convs = {n: Conversation(n, "classic", options, "tools", make_env(), history="days") for n in seats}
@@ -170,10 +187,24 @@ def test_a_fold_happens_once_a_day_and_keeps_the_current_day_word_for_word():
     for name, conv in convs.items():
         seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
         assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
-    record, _, today = log["records"][-1].partition("Since your last turn:")
-    assert record.startswith("The game before day ")
-    assert "<speech" not in record and "Day 1 begins" in record  # the words of earlier days are left out
-    assert today.lstrip().startswith("- Day ")  # the current day from its start, word for word
+    trials = 0
+    for folded in log["records"]:
+        record, _, now = folded.partition("Since your last turn:")
+        earlier, _, today = record.partition(f"{TODAY}, as the record keeps it, with the words said and your thoughts:")
+        assert "<speech" not in earlier  # the words of earlier days are left out
+        if today:  # folded after a trial's end: today from its start, every speech quoted, then the trial's end
+            trials += 1
+            assert today.lstrip().startswith("- Day ") and "<speech from=" in today
+            first = now.lstrip().splitlines()[0]  # the stretch after it opens with the accusation or the trial's end
+            assert first.startswith(("- P", "- You accuse", "- You are")), first
+            ended = ("accuse", "accuses", "is cleared;", "are cleared;", "is spared;", "are spared;")
+            assert any(f" {word} " in first + " " for word in ended), first
+            assert "the discussion goes on" not in today and "the defence comes next" not in today
+        else:  # folded at a new day: the earlier days (from day 1), then the current day from its start, word for word
+            assert earlier.startswith("The game's record, as the moderator keeps it") and "Day 1 begins" in earlier
+            assert "\n(The record above is the game before day " in earlier
+            assert now.lstrip().startswith("- Day ")
+    assert trials and trials < len(log["records"])
 
 
 def test_history_is_a_profile_option_and_reaches_the_conversation():
@@ -206,8 +237,15 @@ def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeyp
     assert whole.finished
     folded = [c for c in read_transcript(tmp_path / "whole.jsonl").calls if c["call"]["prompt"]["shared_messages"] == 0]
     assert any(c["call"]["day"] >= 2 for c in folded), "no model seat folded a day"
-    days = {(c["player"], c["call"]["day"]) for c in folded}
-    assert (len(days) < len(folded)) == bool(extra), "a seat folded twice in a day only to fit its context"
+    texts = [json.dumps(c["call"]["prompt"]["new_messages"]) for c in folded]
+    squeezed = ["The game so far, as the moderator's record" in t for t in texts]
+    assert any(squeezed) == bool(extra), "a seat folded to fit its context only when told one"
+    days: set[tuple[str, int]] = set()
+    for c, text, squeeze in zip(folded, texts, squeezed, strict=True):
+        again = (c["player"], c["call"]["day"]) in days
+        days.add((c["player"], c["call"]["day"]))
+        assert squeeze or not again or TODAY in text, "a second fold in a day, no accusation nor trial since the last"
+    assert len(days) < len(folded), "no seat folded after an accusation or a trial"
     later = 0
     for crash_at in (45, 60):  # before the game's end: the stand-in's answers, so the game's length, follow the prompts' bytes
         with FakeModelServer(seed=5, port=server.port) as again:
@@ -270,12 +308,13 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
     """On a server that refuses prompts over its context (2,048 tokens here: 12,000 characters of
     messages), a game whose seats know nothing stops at the first refusal; told ``?context=``, each
     seat folds its history to a record of the game so far whenever a prompt would not fit, and the
-    game is played to its end (and a seat's record still carries every fact: test above)."""
-    code, cut = _small(tmp_path / "blind", "")
+    game is played to its end (and a seat's record still carries every fact: test above). The seats
+    keep the full history (folded by day and stretch, this short game's prompts may never reach the limit)."""
+    code, cut = _small(tmp_path / "blind", "&history=full")
     assert code == 1 and "over the model's context" in cut.summary["aborted"]
     err = capsys.readouterr().err
     assert "arena resume the transcript: the seat now folds its history to fit the 2,048 tokens the server named" in err
-    code, whole = _small(tmp_path / "told", "&context=4096")
+    code, whole = _small(tmp_path / "told", "&history=full&context=4096")
     assert code == 0 and whole.complete
     calls = [c["call"] for c in whole.calls]
     squeezed = []
@@ -285,7 +324,7 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
         squeezed += [c for c, before in pairs if c["prompt"]["shared_messages"] == 0 and c["day"] == before["day"]]
     assert squeezed, "no seat folded within a day"
     assert all(c["outcome"] != "transport_failed" for c in calls)
-    assert "The game so far, as the moderator's record" in json.dumps(squeezed[0]["prompt"]["new_messages"])
+    assert any("The game so far, as the moderator's record" in json.dumps(c["prompt"]["new_messages"]) for c in squeezed)
 
 
 def test_a_game_no_folding_fits_stops_at_the_first_call_in_one_line(tmp_path, capsys):
@@ -308,7 +347,7 @@ def test_a_seat_learns_the_context_a_refusal_names_and_the_resumed_game_ends_by_
     class Named(SmallContextServer):  # 12,000 characters of messages: about 4,096 tokens at 3 a token
         FULL = SmallContextServer.FULL.replace("2048 tokens", "4096 tokens")
 
-    with Named(seed=1) as server:  # a seed whose refusal falls on a decision's first try (prompt bytes pick it)
+    with Named(seed=2) as server:  # a seed whose refusal falls on a decision's first try (prompt bytes pick it)
         assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools&max_tokens=256&history=full") == 1
         err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
         assert len(err) == 1 and "arena resume the transcript: the seat now folds its history to fit the 4,096 tokens" in err[0]
@@ -374,7 +413,7 @@ def test_cove_folds_at_the_night_so_no_night_move_is_lost():
     folds = _folded_games("cove", (1, 2, 3))
     assert folds
     night = [text for _, role, group, text in folds if group in ("visit", "heal", "check", "night_kill")]
-    assert night and all(re.match(r"The game before night \d+, ", text) for text in night)
+    assert night and all(re.search(r"^\(The record above is the game before night \d+\.\)$", text, re.M) for text in night)
     for *_, text in folds:
         today = text.split("\n\n", 1)[-1]
         assert "The moderator rejected your answer" not in today
@@ -399,7 +438,7 @@ def test_the_record_names_a_channel_kill_once_and_a_hand_by_its_number():
             target = re.fullmatch(r"- Your answer: a kill of (\w+)\.", line)
             assert not (target and lines[i + 1] == f"- On the mafia channel you pointed at {target.group(1)}."), record
     hands = _folded_games("duel3", (1,))
-    assert hands and all(re.match(r"The game before hand \d+, ", text) for *_, text in hands)
+    assert hands and all(re.search(r"^\(The record above is the game before hand \d+\.\)$", text, re.M) for *_, text in hands)
 
 
 @pytest.mark.parametrize("variant", ["duel", "duel3", "trio"])

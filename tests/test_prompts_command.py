@@ -98,11 +98,14 @@ def test_a_bot_seat_shows_what_a_model_would_have_been_sent(tmp_path, capsys):
     events = read_transcript(path).events
     decisions = sum(1 for e in events if e.get("actor") == "Bob" and e["type"] in ("action", "forfeit", "rejected"))
     assert text.count("=== Bob: call ") == decisions > 1
-    anthropic = _out(capsys, str(path), "--seat", "Bob", "--decision", "2", "--model", "anthropic:claude-x", "--json")
-    (body,) = [json.loads(line) for line in anthropic.splitlines()]
-    assert body["model"] == "claude-x" and body["system"][0]["text"].startswith("You are playing Mafia")
-    assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
-    assert any(b.get("type") == "tool_use" for m in body["messages"] for b in m["content"])  # Bob's first answer
+    answered = []  # the decisions whose request carries Bob's answer before (not the first of a stretch: folded)
+    for number in range(2, decisions + 1):
+        anthropic = _out(capsys, str(path), "--seat", "Bob", "--decision", str(number), "--model", "anthropic:claude-x", "--json")
+        (body,) = [json.loads(line) for line in anthropic.splitlines()]
+        assert body["model"] == "claude-x" and body["system"][0]["text"].startswith("You are playing Mafia")
+        assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+        answered += [number] if any(b.get("type") == "tool_use" for m in body["messages"] for b in m["content"]) else []
+    assert answered, "no request carries an earlier answer of Bob's"
 
 
 @pytest.mark.parametrize("variant", ["classic", "cove", "village", "duel", "duel3", "trio"])

@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-THOUGHT = "Your private reasoning. No other player ever sees it; the game record keeps it."
+THOUGHT = "Your private reasoning: no other player sees it."
 SPEECH = "Words you say aloud with this action, heard by the audience the question names; null to say nothing."
 NAME = "A player's seat name, exactly as listed."
 

@@ -7,10 +7,11 @@ them a provider serves from its cache. Another size scales the calls by its rati
 tokens by the square of it (a bigger table plays longer days and reads more each call; measured
 classic 7 → 9: ×1.4 to ×2.7 across runs of 4 games, the stand-in's random games vary); another
 match length scales both by its hands (a folded seat reads one hand at a time; a full one, the
-square). The seat's profile prices them (its ``cost``: cached
-reads, Anthropic's cache writes), output at :data:`ANSWER_TOKENS` a call. It is an estimate from
-the loopback stand-in's games, not a quote: real games run longer or shorter, options such as
-``max_days`` are not read, and a model that is refused more often is asked more.
+square). The seat's profile prices them (its ``cost``: cached reads, Anthropic's cache writes),
+output at the measured tokens a call of that variant (each decision's answer at its bounds: the
+thought's, and the speech's where it talks). It is an estimate from the loopback stand-in's games
+(its answers as long as those bounds), not a quote: real games run longer or shorter, options
+such as ``max_days`` are not read, and a model that is refused more often is asked more.
 
 ``until_decided`` has no fixed number of games: its likely range is the games the known truths
 needed on classic 9 (docs/tournaments.md, *Ground truth*): a clear difference ~18 games, two
@@ -26,23 +27,24 @@ from typing import Any
 from .config import TournamentConfig
 from .design import GameSpec, build_design, build_round
 
-#: output tokens priced per model call (the dollars table's stated answer length)
-ANSWER_TOKENS = 150
-#: (variant, history) -> (players, hands or 0, calls per seat, prompt tokens per seat, cached share),
-#: per game; measured by ``python benchmarks/dollars.py --seeds 1 2 3 4`` (docs/llm.md, Dollars)
-SEAT_GAME: dict[tuple[str, str], tuple[int, int, float, float, float]] = {
-    ("classic", "full"): (9, 0, 40.4, 341_899, 0.965),
-    ("classic", "days"): (9, 0, 40.4, 188_232, 0.914),
-    ("cove", "full"): (10, 0, 11.6, 53_229, 0.908),
-    ("cove", "days"): (10, 0, 11.6, 39_512, 0.859),
-    ("village", "full"): (11, 0, 19.1, 140_816, 0.937),
-    ("village", "days"): (11, 0, 19.1, 90_562, 0.876),
-    ("duel", "full"): (2, 12, 30.0, 200_566, 0.945),
-    ("duel", "days"): (2, 12, 30.0, 100_362, 0.802),
-    ("duel3", "full"): (3, 6, 22.3, 151_596, 0.933),
-    ("duel3", "days"): (3, 6, 22.3, 87_390, 0.852),
-    ("trio", "full"): (3, 6, 91.7, 1_739_011, 0.981),
-    ("trio", "days"): (3, 6, 91.7, 668_740, 0.941),
+#: what the estimate line says of output (the dollars table prices each answer at its decision's bounds)
+OUTPUT_WORDS = "output at each decision's bound"
+#: (variant, history) -> (players, hands or 0, calls per seat, prompt tokens per seat, cached share,
+#: output tokens per call), per game; measured by ``python benchmarks/dollars.py --seeds 1 2 3 4``
+#: (docs/llm.md, Dollars)
+SEAT_GAME: dict[tuple[str, str], tuple[int, int, float, float, float, float]] = {
+    ("classic", "full"): (9, 0, 35.1, 456_981, 0.958, 133),
+    ("classic", "days"): (9, 0, 35.1, 171_023, 0.871, 133),
+    ("cove", "full"): (10, 0, 9.1, 49_821, 0.876, 157),
+    ("cove", "days"): (10, 0, 9.1, 34_833, 0.820, 157),
+    ("village", "full"): (11, 0, 18.5, 282_989, 0.934, 174),
+    ("village", "days"): (11, 0, 18.5, 113_869, 0.809, 174),
+    ("duel", "full"): (2, 12, 29.5, 269_643, 0.941, 225),
+    ("duel", "days"): (2, 12, 29.5, 102_341, 0.855, 225),
+    ("duel3", "full"): (3, 6, 21.2, 184_599, 0.923, 225),
+    ("duel3", "days"): (3, 6, 21.2, 87_957, 0.849, 225),
+    ("trio", "full"): (3, 6, 89.1, 2_479_478, 0.979, 222),
+    ("trio", "days"): (3, 6, 89.1, 767_038, 0.932, 222),
 }
 #: games until_decided needed on classic 9 (docs/tournaments.md): a clear difference, two close models
 LIKELY_GAMES = (18, 2220)
@@ -66,7 +68,7 @@ def seat_dollars(profile: Any, variant: str, players: int, hands: int) -> float:
     row = SEAT_GAME.get((variant, getattr(profile, "history", "days")))
     if row is None:
         return 0.0
-    size, measured_hands, calls, prompt, share = row
+    size, measured_hands, calls, prompt, share, answer = row
     longer = (players / size) * (hands / measured_hands if measured_hands and hands else 1.0)
     calls *= longer  # a longer game: more calls, each reading more (the whole game, or a longer day)
     prompt *= longer * (longer if profile.history == "full" or not measured_hands else 1.0)
@@ -74,7 +76,7 @@ def seat_dollars(profile: Any, variant: str, players: int, hands: int) -> float:
         "input_tokens": round(prompt),
         "cached_tokens": round(prompt * share),
         "cache_write_tokens": round(prompt * (1 - share)) if profile.provider == "anthropic" else 0,
-        "output_tokens": round(calls * ANSWER_TOKENS),
+        "output_tokens": round(calls * answer),
     }
     return float(profile.cost(usage))
 
@@ -122,7 +124,7 @@ def estimate_lines(config: TournamentConfig, checked: Mapping[str, Any], spent: 
         result = estimate(build_design(config), profiles)
         worst = result.dollars
         line = f"estimated cost: {_money(result.dollars)} for {result.games} games ({_money(result.per_game)} a game)"
-    line += f"; output at {ANSWER_TOKENS} tokens a call (docs/llm.md, Dollars)"
+    line += f"; {OUTPUT_WORDS} (docs/llm.md, Dollars)"
     if result.unknown and not result.dollars:
         line = f"estimated cost: price unknown (no prices for {', '.join(result.unknown)})"
     elif result.unknown:

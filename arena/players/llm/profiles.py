@@ -87,12 +87,13 @@ class Profile(BaseModel):
         THOUGHT_CHARS,
         ge=0,
         description="Characters a `thought` may have, in the schema and the question (0: no bound). Output costs "
-        "4-8x input: at 200 a classic game's thoughts cost at most a third of its input (docs/llm.md, Dollars).",
+        "4-8x input: at 200 a classic game's thoughts cost about a fifth of its input or less (docs/llm.md, Dollars).",
     )
     history: Literal["full", "days"] = Field(
         "days",
         description="The game so far: full = every turn word for word; days = at each new day (hand) the earlier "
-        "days become a fixed record of their facts, the current day word for word (docs/llm.md, Dollars).",
+        "days become a fixed record of their facts, and after each accusation or trial's start or end the day so "
+        "far joins it with its words and thoughts; the rest of the day word for word (docs/llm.md, Dollars).",
     )
 
     @property

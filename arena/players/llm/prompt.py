@@ -194,6 +194,10 @@ UNRECORDED = frozenset({"rejected"})
 #: the seat's own answers the record leaves out because a public event states them (its speeches; its
 #: votes, named in every vote's result)
 STATED = frozenset({"speak", "verdict", "vote"})
+#: events that open a new stretch of a day: an accusation (classic: a trial starts at once), a trial's start
+#: (village) and its end (classic: cleared, spared; village: acquitted). With ``history = "days"`` the day
+#: up to the newest one is folded too, every speech's words and the seat's thoughts kept
+STRETCHES = frozenset({"accusation", "trial", "cleared", "spared", "acquitted"})
 
 
 def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -263,16 +267,30 @@ def _beats(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return events
 
 
-def record_context(event: Event, me: str) -> dict[str, Any]:
-    """An event as the record of earlier days reads it: a speech without its words, the seat's own
-    answer without its thought (the moves stay: a kill, a check, a vote)."""
+def record_context(event: Event, me: str, words: bool = False) -> dict[str, Any]:
+    """An event as the record reads it: a speech without its words, the seat's own answer without its
+    thought (the moves stay: a kill, a check, a vote); with ``words`` (today's), both kept."""
     context = event_context(event, me)
     data = context["data"]
-    if event.type == "speech":
+    if event.type == "speech" and not words:
         data.pop("text", None)
     if event.type == "action" and isinstance(data.get("action"), dict):
-        data["action"] = {k: v for k, v in data["action"].items() if k not in ("thought", "speech")}
+        dropped = ("speech",) if words else ("thought", "speech")
+        data["action"] = {k: v for k, v in data["action"].items() if k not in dropped}
     return context
+
+
+def _recorded(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events the record writes: not the moderator's rejections, nor the seat's own answers that a
+    public event states (unless a thought of today's goes with them)."""
+    out = []
+    for e in events:
+        action = e["data"].get("action", {}) if e["type"] == "action" else {}
+        stated = action.get("kind") in STATED
+        if e["type"] in UNRECORDED or (stated and not action.get("thought")):
+            continue
+        out.append({**e, "stated": stated})
+    return out
 
 
 def _field(kind: str, name: str, spec: Any, me: str | None = None) -> dict[str, Any]:
@@ -385,9 +403,10 @@ class Conversation:
     ) -> None:
         self.me = me
         self.short = short  # the short system prompt (small local models): see prompts/system/_base.j2
-        self.history = history  # "days": earlier days folded into a record at each new day (fold)
+        self.history = history  # "days": earlier days (and today's ended trials) folded into a record (fold)
         self.period = -1  # the day (McKay: hand) of the newest boundary folded so far
         self.kept = 0  # messages of the previous prompt the last ask kept (0 after a fold)
+        self.mark = 0  # the seq of the trial's end the current stretch starts after (0: the day's start)
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -452,7 +471,7 @@ class Conversation:
         else:
             record = self.fold(view, events) if self.history == "days" else None
             if record is not None:
-                events = [e for e in view.events if e.day >= self.period]
+                events = [e for e in view.events if e.day >= self.period and e.seq >= self.mark]
         self.kept = len(self.messages)
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": NO_ANSWER})
@@ -508,43 +527,50 @@ class Conversation:
     def state(self) -> tuple[Any, ...]:
         """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
         return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
-                self.call_request, self.period, self.kept, self.last_mafia)  # fmt: skip
+                self.call_request, self.period, self.kept, self.last_mafia, self.mark)  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
-         self.call_request, self.period, self.kept, self.last_mafia) = state  # fmt: skip
+         self.call_request, self.period, self.kept, self.last_mafia, self.mark) = state  # fmt: skip
 
     def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
-        """At the first call of a new day (McKay: hand), forget the messages and return the record
-        of the earlier days ("" when there are none); None within a day (nothing changes).
+        """At the first call of a new day (McKay: hand), or after an accusation or a trial's start or
+        end, forget the messages and return the record ("" when there is nothing to record); None
+        otherwise.
 
-        The record is built from the view alone (``blocks/record.j2``): deaths and cards, votes by
-        name, who spoke and accused or nominated whom, claims, the seat's own card, partners,
-        checks and moves; the words of speeches are left out. It is rebuilt only here, so within
-        a day every prompt still starts with the previous one (one cache write per seat per day),
-        and a resumed seat rebuilds the same bytes from the same view.
+        The record is built from the view alone (``blocks/record.j2``): the earlier days' deaths and
+        cards, votes by name, who spoke and accused or nominated whom, claims, the seat's own card,
+        partners, checks and moves, the words of their speeches left out; then today up to the newest
+        of those events in the same sentences, every speech's words quoted and the seat's thoughts kept. It is rebuilt only at
+        these boundaries and only grows within a day, so every prompt of a stretch starts with the
+        previous one (one cache write per seat per stretch, of the lines new since the last), and a
+        resumed seat rebuilds the same bytes from the same view.
         """
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
         if not now:
-            if period <= self.period:
+            ended = [e.seq for e in new if e.type in STRETCHES and e.day >= period]
+            if period <= self.period and not ended:
                 return None
-            first, self.period = self.period < 0 and not self.messages, period
+            first = self.period < 0 and not self.messages
+            self.period, self.mark = max(self.period, period), max(ended, default=0)
             if first:  # the seat's first call: nothing to forget, the game so far is read word for word
                 return None
         else:
             self.period = max(self.period, period)
-        told = view.events[: self.seen] if now else [e for e in view.events if e.day < period]
+        told = view.events[: self.seen] if now else [e for e in view.events if e.day < self.period]
+        today = [] if now else [e for e in view.events if e.day >= self.period and e.seq < self.mark]
         self.messages = []
         self.last_alive, self.last_schema, self.last_mafia, self.call_request = None, "", None, None
-        self.groups_seen = set()  # the standing guidance of a group is given again, once a day
-        earlier = [record_context(e, self.me) for e in told if e.type not in UNRECORDED]
-        earlier = [e for e in earlier if not (e["type"] == "action" and e["data"].get("action", {}).get("kind") in STATED)]
-        if not earlier:
+        self.groups_seen = set()  # the standing guidance of a group is given again, once a stretch
+        earlier = _recorded(record_context(e, self.me) for e in told)
+        words = _recorded(record_context(e, self.me, words=True) for e in today)
+        if not earlier and not words:
             return ""
-        opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == period]  # its first: cove's night
-        since = f"{opened[0] if opened else 'day'} {period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
+        opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == self.period]  # its first: cove's night
+        since = f"{opened[0] if opened else 'day'} {self.period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
         return _tidy(self.env.get_template("blocks/record.j2").render(
-            me=self.me, events=_moves_once(_beats(_unrepeated(earlier))), record=True, now=now, since=since,
+            me=self.me, events=_moves_once(_beats(_unrepeated(earlier))), today=_moves_once(_beats(_unrepeated(words))),
+            record=True, now=now, since=since,
         ))  # fmt: skip
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
