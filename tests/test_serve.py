@@ -743,19 +743,21 @@ async def _night_gaps(client: TestClient, **body: Any) -> list[float]:
 
 async def test_a_night_lasts_its_floor_whoever_moved_in_it(tmp_path: Path) -> None:
     """When the night's news comes must not tell who moved at night: model seats that take a tenth
-    of a second a call make their nights longer than the bots' without the floor (0 to 0.34 s
-    here); with ``night_seconds`` every night's morning comes that long after nightfall."""
+    of a second a call make their nights longer than the bots' without the floor (a third of a
+    second here, against none); with ``night_seconds`` every night's morning comes that long
+    after nightfall, whoever moved."""
     from tests.llm_server import SlowServer
 
     with SlowServer(latency=0.1, seed=3) as stand_in:
         model = f"openai:slow@{stand_in.openai_url}?structured=tools"
         seats = {"Ann": model, "Bob": model, "Cid": model}
         async with served(tmp_path) as client:
-            # nights with and without their moves (the stand-in's answers vary from table to table)
             body = {"variant": "classic", "players": 7, "seed": 8, "seats": seats}
             bare = await _night_gaps(client, **body, night_seconds=0)
             floored = await _night_gaps(client, **body, night_seconds=1.5)
-    assert len(bare) >= 2 and max(bare) - min(bare) >= 0.15, bare  # the channel: nights of unequal length
+    # the channel: a night a model seat moved in is longer than a bots' night (about 0 s), so its
+    # length says that a model seat holds a night card
+    assert bare and max(bare) >= 0.1, bare
     assert floored and all(1.5 <= gap < 1.7 for gap in floored), floored
 
 
