@@ -741,23 +741,23 @@ async def _night_gaps(client: TestClient, **body: Any) -> list[float]:
     return gaps
 
 
-async def test_a_night_lasts_its_floor_whoever_moved_in_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("variant", "seed"), [("classic", 8), ("village", 1), ("cove", 1)])
+async def test_a_night_lasts_its_floor_whoever_moved_in_it(tmp_path: Path, variant: str, seed: int) -> None:
     """When the night's news comes must not tell who moved at night: model seats that take a tenth
-    of a second a call make their nights longer than the bots' without the floor (a third of a
-    second here, against none); with ``night_seconds`` every night's morning comes that long
-    after nightfall, whoever moved."""
+    of a second a call make a night they move in longer than a bots' night (about 0 s), so its
+    length says that a model seat holds a night card or sits in the mafia's channel; with
+    ``night_seconds`` every night's morning comes that long after nightfall, whoever moved (every
+    private step is held: classic's night, village's channel and night roles, cove's channel)."""
     from tests.llm_server import SlowServer
 
     with SlowServer(latency=0.1, seed=3) as stand_in:
         model = f"openai:slow@{stand_in.openai_url}?structured=tools"
         seats = {"Ann": model, "Bob": model, "Cid": model}
         async with served(tmp_path) as client:
-            body = {"variant": "classic", "players": 7, "seed": 8, "seats": seats}
+            body = {"variant": variant, "players": 7, "seed": seed, "seats": seats}
             bare = await _night_gaps(client, **body, night_seconds=0)
             floored = await _night_gaps(client, **body, night_seconds=1.5)
-    # the channel: a night a model seat moved in is longer than a bots' night (about 0 s), so its
-    # length says that a model seat holds a night card
-    assert bare and max(bare) >= 0.1, bare
+    assert bare and max(bare) >= 0.1, bare  # the channel
     assert floored and all(1.5 <= gap < 1.7 for gap in floored), floored
 
 

@@ -39,7 +39,7 @@ from arena.players.web import WebSeat, page_rules, seat_notes
 from arena.run.config import first_error
 from arena.run.transcript import TranscriptError, TranscriptWriter, dumps, read_transcript
 from arena.run.wallclock import ClockError, WallClock
-from arena.serve.people import DEFAULT_START_WAIT, Gate, clocks_of, turn_of
+from arena.serve.people import DEFAULT_START_WAIT, PUBLIC_GROUPS, Gate, clocks_of, turn_of
 
 if TYPE_CHECKING:
     from arena.serve.setup import TableSetup
@@ -414,12 +414,13 @@ class Table:
         self.changed()
 
     async def before_resolve(self, game: Game, pending: Sequence[DecisionRequest], decisions: Sequence[Any]) -> None:
-        """Before a night step is resolved (the orchestrator awaits it): if it publishes the night's
-        news, not before ``night_seconds`` after the last public event. A night's length would
+        """Before a private step is resolved (a night move, the mafia's channel: asked where nobody
+        else sees it; the orchestrator awaits this): if it publishes news, not before
+        ``night_seconds`` after the last public event. A night's length would
         otherwise count its hidden moves: a person's slow check, an extra round of the mafia's
         channel. (A move slower than the floor still shows; docs/serve.md.)"""
-        if not self.night_seconds or not pending or any(r.phase != "night" for r in pending):
-            return
+        if not self.night_seconds or not pending or all(r.group in PUBLIC_GROUPS for r in pending):
+            return  # a step everyone sees being asked: its length is public anyway
         trial = copy.deepcopy(game)
         trial.resolve(list(decisions))
         if not any(event.to is None for event in trial.log[len(game.log) :]):
