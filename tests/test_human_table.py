@@ -621,6 +621,7 @@ def test_after_death_enter_watches_and_q_skips(tmp_path: Path) -> None:
     else:
         raise AssertionError("the person never died early")
     assert "You are out for the rest of the game.\nEnter to watch the rest, or q to skip to the result." in screen
+    assert "† You die (" in screen and "† Ann dies" not in screen  # their own death, said to them
     watching, skipped = screen.split("watch> ")[1:3]
     assert re.search(r"^── (Day|Night) \d", watching, re.M) and "Enter for more, or q to skip to the result." in watching
     assert skipped.startswith("q\nSkipping to the result…\n") and "── " not in skipped.split("Result: ")[0]
