@@ -774,3 +774,11 @@ async def test_a_table_with_a_person_gets_a_night_floor_and_a_table_of_bots_none
         response = await client.post("/api/tables", json={"variant": "classic", "night_seconds": -1})
         assert response.status == 400
         assert "night_seconds must be 0-600" in (await response.json())["error"]
+
+
+def test_a_persons_own_death_is_said_to_them_and_to_the_others_by_name() -> None:
+    from arena.serve.tables import line_of
+
+    death = Event(7, "death", 2, "night", "all", None, data={"player": "Ann", "cause": "execution", "role": "sheriff"})
+    assert line_of(death, "Ann", "Day") == ("† You die (execution) — you were sheriff.", "bold red")
+    assert line_of(death, "Bob", "Day")[0] == line_of(death, None, "Day")[0] == "† Ann dies (execution) — was sheriff."

@@ -217,6 +217,15 @@ PUBLIC_CAUSES = {
 BY_CAUSES = {"kill": "killed by {}", "simultaneous": "a simultaneous kill by {}", "vote": "the kill cards of {}"}
 
 
+def death_line(data: Mapping[str, Any], me: str | None = None) -> str:
+    """``† Ann dies (executed) — was mafia.``; to ``me`` when it is their own: ``† You die …``."""
+    if me is not None and data.get("player") == me:
+        card = f" — you were {data['role']}" if data.get("role") else ""
+        return f"† You die ({death_cause(data)}){card}."
+    card = f" — was {data['role']}" if data.get("role") else ""
+    return f"† {data.get('player')} dies ({death_cause(data)}){card}."
+
+
 def death_cause(data: Mapping[str, Any]) -> str:
     """A public death's cause in words, with the killers where the table saw them (McKay's games)."""
     cause = str(data.get("cause"))
@@ -293,9 +302,7 @@ def public_line(event: Event, day_word: str = "Day") -> tuple[str, str] | None:
     if t == "vote_result":
         return vote_result_line(data), "cyan"
     if t == "death":
-        card = f" — was {data['role']}" if data.get("role") else ""
-        cause = death_cause(data)
-        return f"† {data.get('player')} dies ({cause}){card}.", "bold red"
+        return death_line(data), "bold red"
     if t == "lot":
         why = f" ({LOT_REASONS.get(str(data['why']), spaced(data['why']))})" if data.get("why") else ""
         return f"The lot falls on {data.get('player')}{why}.", "yellow"

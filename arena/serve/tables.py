@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from arena.engine import KINDS, DecisionRequest, Event, Game, RulesError, dump_action, parse_action
 from arena.engine.events import PUBLIC, Numbering
-from arena.engine.wording import private_line, public_line
+from arena.engine.wording import death_line, private_line, public_line
 from arena.players.base import Beat, StopGame
 from arena.players.human.screen import for_people
 from arena.players.registry import BUILTIN, SpecError, make_player, network_seats, seat_modes
@@ -114,6 +114,8 @@ def line_of(event: Event, viewer: str | None, word: str) -> tuple[str, str] | No
     if event.to is None:
         if event.type == "night" and event.data.get("number", event.day) == 0:
             return "── The first night ──", "bold blue"  # as the rest of the page calls it
+        if event.type == "death":  # a person's own death is said to them
+            return death_line(event.data, viewer), "bold red"
         return public_line(event, word)
     if event.type in ("rejected",) and viewer is not None:
         return None

@@ -24,7 +24,7 @@ from arena.engine import DecisionRequest, Event, Game
 from arena.engine.wording import (
     and_list,
     claim_text,
-    death_cause,
+    death_line,
     describe_action,
     face_down,
     nominations_today,
@@ -90,9 +90,8 @@ def event_line(event: Event, me: str, day_word: str, *, full: bool = False) -> t
     the seat's own answers are shown only where their effect stays hidden (a shot, a check).
     """
     if event.to is None:
-        if event.type == "death" and event.data.get("player") == me:  # the person's own death, to them
-            card = f" — you were {event.data['role']}" if event.data.get("role") else ""
-            return f"† You die ({death_cause(event.data)}){card}.", "bold red"
+        if event.type == "death":  # the person's own death is said to them
+            return death_line(event.data, me), "bold red"
         return public_line(event, day_word)
     if event.type == "rejected" and not full:
         return None
