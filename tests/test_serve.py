@@ -782,3 +782,16 @@ def test_a_persons_own_death_is_said_to_them_and_to_the_others_by_name() -> None
     death = Event(7, "death", 2, "night", "all", None, data={"player": "Ann", "cause": "execution", "role": "sheriff"})
     assert line_of(death, "Ann", "Day") == ("† You die (execution) — you were sheriff.", "bold red")
     assert line_of(death, "Bob", "Day")[0] == line_of(death, None, "Day")[0] == "† Ann dies (execution) — was sheriff."
+
+
+async def test_a_seats_poll_builds_its_rules_again_only_after_news(tmp_path: Path, monkeypatch) -> None:
+    from arena.serve import tables
+
+    built = []
+    real = tables.page_rules
+    monkeypatch.setattr(tables, "page_rules", lambda *a: built.append(1) or real(*a))
+    async with served(tmp_path) as client:
+        made = await create(client, variant="classic", players=6, seed=1, seats={"Ann": "person"})
+        table = client.server.app[SERVER].tables[made["table"]]
+        first = table.seat_state("Ann", 0)
+        assert table.seat_state("Ann", 0)["rules"] == first["rules"] and len(built) == 1

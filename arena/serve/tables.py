@@ -261,6 +261,7 @@ class Table:
         self._dicts: list[dict[str, Any]] = []  # game.log as transcript objects (built once each)
         self._readers: dict[str | None, Reader] = {}  # a seat, None (the public view) or "" (every view)
         self._paced = 0  # public events when the pace last held the game
+        self._rules_cache: dict[str, tuple[int, dict[str, str | None]]] = {}  # seat -> (events seen, rules)
         self.night_seconds = night_seconds  # a night's news is published no sooner (before_resolve)
         self._public = (0, time.monotonic())  # public events, and when their count last grew
 
@@ -566,7 +567,7 @@ class Table:
             "lines": lines,
             "times": times,
             "decision": decision,
-            "rules": page_rules(self.variant, self.game.options.model_dump(mode="json"), self.game.view(seat).events),
+            "rules": self._rules(seat),
             "beat": beat_json(beat, now),
             **people,
             "over": self.over,
@@ -574,6 +575,16 @@ class Table:
             "aborted": self.aborted,
             "version": reader_version(*seen, beat and beat.label, self.state, self.aborted, _moving(people)),
         }
+
+    def _rules(self, seat: str) -> dict[str, str | None]:
+        """The seat page's standing rules, built again only when the seat has seen something new
+        (a poll comes every few seconds per seat; the rules change once, with the team's reveal)."""
+        seen = len(self._reader(seat, False).events)
+        cached = self._rules_cache.get(seat)
+        if cached is None or cached[0] != seen:
+            options = self.game.options.model_dump(mode="json")
+            cached = self._rules_cache[seat] = (seen, page_rules(self.variant, options, self.game.view(seat).events))
+        return cached[1]
 
     def watch_state(self, after: int, live_views: bool) -> dict[str, Any]:
         everything = self.over or (live_views and not self.persons)
