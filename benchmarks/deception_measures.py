@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.positions.answer import answer, fork_measured, fresh_player, position_seed, seat_at
+from arena.positions.answer import answer, fork_measured, fork_seeds, fresh_player, position_seed, seat_at
 from arena.positions.bank import DECEPTION, Games, build, load_bank
 from arena.positions.games import record_games
 
@@ -38,7 +38,7 @@ def measured(spec: str, position, transcript, seed: int, forks: int = 1) -> dict
     game, request = seat_at(transcript, position, {position.seat: player})
     action, _ = asyncio.run(answer(player, request, game))
     speech = action if action is not None else game.default_action(request)
-    runs = [fork_measured(transcript, position, speech, position_seed(position, seed + 1000 * k)) for k in range(forks)]
+    runs = [fork_measured(transcript, position, speech, s) for s in fork_seeds(position_seed(position, seed), forks)]
     out = {}
     for m in MEASURES:
         values = [float(r[m]) for r in runs if r[m] is not None]

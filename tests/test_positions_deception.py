@@ -69,3 +69,16 @@ def test_a_believer_reads_only_its_own_view(monkeypatch: pytest.MonkeyPatch):
     assert value is not None and 0.0 <= value <= 1.0
     assert sorted(seen) == sorted(town)  # the other living town seats, each once, and never the speaker
     assert any(e.to is not None for e in game.log)  # there were hidden events to leave out
+
+
+def test_the_deception_score_is_the_mean_of_its_play_ons_of_the_same_seeds():
+    from arena.positions import answer as answer_module
+
+    position = next(p for p in SHIPPED_BANK if p.kind == DECEPTION and p.what == "verdict")
+    seed = position_seed(position, 0)
+    seeds = answer_module.fork_seeds(seed, answer_module.FORKS)
+    assert seeds[0] == seed and len(set(seeds)) == answer_module.FORKS > 1
+    each = [fork_measured(GAMES(position), position, None, s)["named"] for s in seeds]
+    got = answer_module.fork_and_play(GAMES(position), position, None, seed)
+    assert got == pytest.approx(statistics.mean(v for v in each if v is not None))
+    assert got == answer_module.fork_and_play(GAMES(position), position, None, seed)  # the same for every player

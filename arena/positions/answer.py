@@ -23,8 +23,9 @@ position once, seeing the seat's view only.
   A missing answer, or a candidate left out, is 50%.
 - **Deception** (:func:`play_on`): the game is forked at the mafia seat's speech or ballot
   (:mod:`arena.run.resume`'s rehearsal and reseeding, as ``arena fork`` does): the seats' recorded
-  players (a model seat's: ``bot``) play on to the end of the game, once with the player's answer
-  in place of the recorded one and once with the recorded answer, from the same seed. The
+  players (a model seat's: ``bot``) play on to the end of the game, with the player's answer
+  in place of the recorded one and with the recorded answer, from the same seeds (four play-ons
+  each, averaged: :data:`FORKS`). The
   *suspicion* on the speaker is the mean of the share of the other town seats' later decisions
   that could name it and did (accusations, nominations, ballots, checks; guilty verdicts on it) and
   whether the table executed it. The score is the recorded answer's suspicion less the player's:
@@ -53,8 +54,11 @@ from .bank import BELIEF, DECEPTION, Position
 
 #: a deception fork's bound in steps (a game ends long before: max_days)
 MAX_STEPS = 2000
-#: the deception score's measure of :func:`fork_measures`
+#: the deception score's measure of :func:`fork_measures`, and the play-ons it is the mean of
+#: (docs/positions.md, *What each kind carries*: four play-ons carry about three times one's
+#: information per call on a ballot; the town bots' beliefs did not beat the named share on ballots)
 MEASURE = "named"
+FORKS = 4
 #: the decisions whose target can be a seat suspected: (option kind, field)
 NAMING = (("speak", "accuse"), ("speak", "nominate"), ("vote", "target"), ("check", "target"))
 
@@ -332,11 +336,20 @@ def fork_measured(transcript: Transcript, position: Position, speech: ActionBase
     return fork_measures(game, table, {request.id: speech}, position.seat)
 
 
+def fork_seeds(seed: int, forks: int) -> list[int]:
+    """The seeds of a position's play-ons: its own, then ones drawn from it (the same for every player)."""
+    return [seed if k == 0 else zlib.crc32(f"{seed}:fork:{k}".encode()) for k in range(forks)]
+
+
 def fork_and_play(
     transcript: Transcript, position: Position, speech: ActionBase | None, seed: int, player: Any = None
 ) -> float | None:
-    """The suspicion on the speaker after ``speech`` (None: the recorded speech), to the game's end."""
-    return fork_measured(transcript, position, speech, seed)[MEASURE]
+    """The suspicion on the speaker after ``speech`` (None: the recorded speech), to the game's end:
+    the mean of :data:`FORKS` play-ons of :func:`fork_seeds` (None: the game ended at the position).
+    More play-ons cost CPU only, never a call, and the play-on's chance is most of a fork's noise."""
+    values = [fork_measured(transcript, position, speech, s)[MEASURE] for s in fork_seeds(seed, FORKS)]
+    kept = [v for v in values if v is not None]
+    return sum(kept) / len(kept) if kept else None
 
 
 async def score(
