@@ -24,7 +24,7 @@ position once, seeing the seat's view only.
 - **Deception** (:func:`play_on`): the game is forked at the mafia seat's speech or ballot
   (:mod:`arena.run.resume`'s rehearsal and reseeding, as ``arena fork`` does): the seats' recorded
   players (a model seat's: ``bot``) play on to the end of the game, with the player's answer
-  in place of the recorded one and with the recorded answer, from the same seeds (four play-ons
+  in place of the recorded one and with the recorded answer, from the same seeds (eight play-ons
   each, averaged: :data:`FORKS`). The
   *suspicion* on the speaker is the mean of the share of the other town seats' later decisions
   that could name it and did (accusations, nominations, ballots, checks; guilty verdicts on it) and
@@ -55,10 +55,11 @@ from .bank import BELIEF, DECEPTION, Position
 #: a deception fork's bound in steps (a game ends long before: max_days)
 MAX_STEPS = 2000
 #: the deception score's measure of :func:`fork_measures`, and the play-ons it is the mean of
-#: (docs/positions.md, *What each kind carries*: four play-ons carry about three times one's
-#: information per call on a ballot; the town bots' beliefs did not beat the named share on ballots)
+#: (docs/positions.md, *Which deception measure*: four play-ons carried 2.7–3.5 times one's
+#: information per call on a ballot, eight twice four's; the town bots' beliefs did not beat the
+#: named share on ballots)
 MEASURE = "named"
-FORKS = 4
+FORKS = 8
 #: the decisions whose target can be a seat suspected: (option kind, field)
 NAMING = (("speak", "accuse"), ("speak", "nominate"), ("vote", "target"), ("check", "target"))
 
