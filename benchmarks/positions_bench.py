@@ -1,7 +1,8 @@
 """Positions against whole games on the known truth: verdicts, positions, calls, tokens and dollars.
 
     nice python benchmarks/positions_bench.py [--games 600] [--runs 200] [--ladder-runs 50] [--draws 1000]
-        [--deception-games 100] [--aa-deception-games 20] [--sample 24] [--belief-weight W] [--skip-model]
+        [--deception-games 100] [--aa-deception-games 20] [--sample 24] [--belief-weight W] [--speech-weight W]
+        [--skip-model]
 
 Players of known strength (docs/bots.md, *Levels*): the **liar** ``bot?mafia=1&town=0.2`` deceives
 better and detects worse than the **detective** ``bot?mafia=0.2&town=1``; the **ladder**
@@ -258,6 +259,7 @@ def main() -> None:
         "--detection", default="accuse,nominate,check,vote,belief", help="detection positions asked (no verdicts)"
     )
     parser.add_argument("--belief-weight", type=float, default=None, help="a belief position's weight (default: the bank's)")
+    parser.add_argument("--speech-weight", type=float, default=None, help="a speech position's weight (default: the bank's)")
     parser.add_argument("--deception", default="speech,verdict,vote", help="deception positions asked")
     parser.add_argument("--deception-games", type=int, default=100, help="the first N games' deception positions are asked")
     parser.add_argument("--aa-deception-games", type=int, default=20, help="of them, those the A/A copies answer")
@@ -289,12 +291,15 @@ def main() -> None:
     print(f"answered by the liar and the detective in {time.perf_counter() - t:.0f} s")
     truth = [(DECEPTION, LIAR, DETECTIVE), (DETECTION, DETECTIVE, LIAR)]
     pair = {LIAR: liar, DETECTIVE: detective}
-    weights = {"belief": args.belief_weight} if args.belief_weight is not None else None
+    weights = {"belief": args.belief_weight} if args.belief_weight is not None else {}
+    if args.speech_weight is not None:
+        weights["speech"] = args.speech_weight
+    weights = weights or None
     decisions = {"accuse", "nominate", "check", "vote"}
     det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,), weights=weights)
     det_decisions = case("liar vs detective, detection by decisions only", pair, truth[1:], args, (DETECTION,), decisions)
     det_beliefs = case("liar vs detective, detection by beliefs only", pair, truth[1:], args, (DETECTION,), {"belief"})
-    dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,))
+    dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,), weights=weights)
     both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION), weights=weights)
     ballots = case(
         "liar vs detective, both skills, deception by ballots only",

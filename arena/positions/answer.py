@@ -23,8 +23,9 @@ position once, seeing the seat's view only.
   A missing answer, or a candidate left out, is 50%.
 - **Deception** (:func:`play_on`): the game is forked at the mafia seat's speech or ballot
   (:mod:`arena.run.resume`'s rehearsal and reseeding, as ``arena fork`` does): the seats' recorded
-  players (a model seat's: ``bot``) play on to the end of the game, once with the player's answer
-  in place of the recorded one and once with the recorded answer, from the same seed. The
+  players (a model seat's: ``bot``) play on to the end of the game, with the player's answer
+  in place of the recorded one and with the recorded answer, from the same seeds (eight play-ons
+  each, averaged: :data:`FORKS`). The
   *suspicion* on the speaker is the mean of the share of the other town seats' later decisions
   that could name it and did (accusations, nominations, ballots, checks; guilty verdicts on it) and
   whether the table executed it. The score is the recorded answer's suspicion less the player's:
@@ -53,6 +54,12 @@ from .bank import BELIEF, DECEPTION, Position
 
 #: a deception fork's bound in steps (a game ends long before: max_days)
 MAX_STEPS = 2000
+#: the deception score's measure of :func:`fork_measures`, and the play-ons it is the mean of
+#: (docs/positions.md, *Which deception measure*: four play-ons carried 2.7–3.5 times one's
+#: information per call on a ballot, eight twice four's; the town bots' beliefs did not beat the
+#: named share on ballots)
+MEASURE = "named"
+FORKS = 8
 #: the decisions whose target can be a seat suspected: (option kind, field)
 NAMING = (("speak", "accuse"), ("speak", "nominate"), ("vote", "target"), ("check", "target"))
 
@@ -231,13 +238,40 @@ def suspicion_in(decisions: list[tuple[DecisionRequest, ActionBase]], game: Game
     return named, could
 
 
-def play_on(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str) -> float | None:
+def believed(game: Game, speaker: str) -> float | None:
+    """The other living town seats' mean belief that ``speaker`` is mafia, each a bot's
+    :func:`~arena.players.bot.player.suspicion_beliefs` read from that seat's own view only (its
+    events, never the truth). None: no such seat."""
+    from arena.players.bot.player import suspicion_beliefs
+
+    believers = [s for s in game.alive if s != speaker and game.team(s) == "town"]
+    if not believers:
+        return None
+    prior = prior_of(game)
+    return sum(suspicion_beliefs(s, game.view(s), game.seats, [speaker], prior)[speaker] for s in believers) / len(believers)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def fork_measures(
+    game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str
+) -> dict[str, float | None]:
     """Play the fork on to the end of the game (``first``: request -> the answer given at the
-    position); the suspicion that fell on ``speaker``: the mean of the share of the other town
-    seats' later decisions that could name it and did, and whether the table executed it (1) or
-    not (0). None: the game ended at the position's step."""
+    position) and measure the suspicion that fell on ``speaker`` several ways:
+
+    - ``named``: the mean of the share of the other town seats' later decisions that could name it
+      and did, and whether the table executed it (1) or not (0);
+    - ``days``: the other living town seats' mean belief that it is mafia (:func:`believed`) at each
+      later day's start, averaged over those days (None: no later day);
+    - ``next``: the same at the next day's start only;
+    - ``end``: the same when the game ends;
+    - ``living``: the mean of ``days`` over the days it lives, and whether the table executed it.
+    """
     decisions: list[tuple[DecisionRequest, ActionBase]] = []
     views = {seat: game.view(seat) for seat in players}
+    day, days, living = game.day, [], []
     for step in range(MAX_STEPS):
         if game.finished:
             break
@@ -253,11 +287,30 @@ def play_on(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, A
         game.resolve(settled)
         if step:  # the position's own step: its other answers were given at the same time, unread
             decisions += [(d.request, d.action) for d in settled if d.action is not None]
+        if game.day != day and not game.finished:
+            day = game.day
+            value = believed(game, speaker)
+            if value is not None:
+                days.append(value)
+                if game.is_alive(speaker):
+                    living.append(value)
+    out: dict[str, float | None] = {"named": None, "days": _mean(days), "next": days[0] if days else None}
+    out["end"] = believed(game, speaker) if decisions else None
     if not decisions:
-        return None
+        return out
     named, could = suspicion_in(decisions, game, speaker)
     executed = float(any(d.player == speaker and d.cause == "execution" for d in game.deaths))
-    return (named / could + executed) / 2 if could else executed
+    out["named"] = (named / could + executed) / 2 if could else executed
+    out["living"] = (_mean(living) + executed) / 2 if living else executed
+    return out
+
+
+def play_on(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str) -> float | None:
+    """Play the fork on to the end of the game (``first``: request -> the answer given at the
+    position); the suspicion that fell on ``speaker``: the mean of the share of the other town
+    seats' later decisions that could name it and did, and whether the table executed it (1) or
+    not (0). None: the game ended at the position's step."""
+    return fork_measures(game, players, first, speaker)["named"]
 
 
 def table_players(transcript: Transcript, seed: int | None = None) -> dict[str, SyncPlayer]:
@@ -273,17 +326,31 @@ def table_players(transcript: Transcript, seed: int | None = None) -> dict[str, 
     return out
 
 
-def fork_and_play(
-    transcript: Transcript, position: Position, speech: ActionBase | None, seed: int, player: Any = None
-) -> float | None:
-    """The suspicion on the speaker after ``speech`` (None: the recorded speech), to the next vote."""
+def fork_measured(transcript: Transcript, position: Position, speech: ActionBase | None, seed: int) -> dict[str, float | None]:
+    """Every measure of :func:`fork_measures` after ``speech`` (None: the recorded speech)."""
     table = table_players(transcript)
     game, request = seat_at(transcript, position, table)
     if speech is None:
         speech = parse_action(position.recorded) if position.recorded else game.default_action(request)
     reseed(game, seed)
     reseed_players(table, seed)
-    return play_on(game, table, {request.id: speech}, position.seat)
+    return fork_measures(game, table, {request.id: speech}, position.seat)
+
+
+def fork_seeds(seed: int, forks: int) -> list[int]:
+    """The seeds of a position's play-ons: its own, then ones drawn from it (the same for every player)."""
+    return [seed if k == 0 else zlib.crc32(f"{seed}:fork:{k}".encode()) for k in range(forks)]
+
+
+def fork_and_play(
+    transcript: Transcript, position: Position, speech: ActionBase | None, seed: int, player: Any = None
+) -> float | None:
+    """The suspicion on the speaker after ``speech`` (None: the recorded speech), to the game's end:
+    the mean of :data:`FORKS` play-ons of :func:`fork_seeds` (None: the game ended at the position).
+    More play-ons cost CPU only, never a call, and the play-on's chance is most of a fork's noise."""
+    values = [fork_measured(transcript, position, speech, s)[MEASURE] for s in fork_seeds(seed, FORKS)]
+    kept = [v for v in values if v is not None]
+    return sum(kept) / len(kept) if kept else None
 
 
 async def score(
