@@ -470,3 +470,23 @@ def test_a_folded_hand_says_each_of_the_seats_moves_once(variant):
         for echo in echoes:
             assert f"\n- {echo}" not in record, record
     assert answered
+
+
+def test_a_seat_learns_the_context_a_sibling_was_refused_from_its_first_call_not_made():
+    """Seats on one server learn the context any of them was refused: a seat refused itself folds
+    from that decision; another from its first call the recording lacks (a question of the round
+    the refusal stopped is asked again, and must fit), its recorded calls rebuilt as sent."""
+    from arena.players.llm import make_llm_player
+
+    def seat(name: str):
+        return make_llm_player("openai:m@http://127.0.0.1:9/v1?structured=tools", name, 1, variant="classic")
+
+    calls = [
+        {"player": "Edi", "request": 12}, {"player": "Mia", "request": 20},
+        {"player": "Edi", "request": 20}, {"player": "Mia", "request": 27, "context": 4096},
+    ]  # fmt: skip
+    mia, edi = seat("Mia"), seat("Edi")
+    for player in (mia, edi):
+        player.learn_recorded(calls)
+        assert player.profile.context == 4096
+    assert (mia._fit_from, edi._fit_from) == (27, 21)

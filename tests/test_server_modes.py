@@ -168,13 +168,14 @@ class SmallContextServer(FakeModelServer):
     context is 2,048 tokens), with OpenAI's wording."""
 
     limit = 12_000
+    escaped = True  # count the messages as escaped JSON ("—" is 6 characters), as the tests written for it do
     FULL = (
         "This model's maximum context length is 2048 tokens. However, you requested 3100 tokens (2076 in the "
         "messages, 1024 in the completion). Please reduce the length of the messages or completion."
     )
 
     def handle(self, api: str, raw: bytes) -> tuple[int, dict[str, str], dict[str, Any], float]:
-        if len(json.dumps(json.loads(raw).get("messages"))) > self.limit:
+        if len(json.dumps(json.loads(raw).get("messages"), ensure_ascii=self.escaped)) > self.limit:
             error = {
                 "message": self.FULL,
                 "type": "invalid_request_error",

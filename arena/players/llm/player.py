@@ -450,10 +450,15 @@ class LLMPlayer:
         """Before a resumed game is rebuilt: the context a server named when it refused this seat's
         prompt (the call's record keeps it), from the refused decision on, so the seat now folds its
         history to fit, and the calls before it are rebuilt as they were sent."""
+        own = [call for call in calls if call.get("player") == self.name]
         for call in calls:
             if isinstance(call.get("context"), int) and self.profile.context is None:
                 self.profile = self.profile.model_copy(update={"context": call["context"]})
-                self._fit_from = int(call.get("request") or 0)
+                refused = [int(c.get("request") or 0) for c in own if isinstance(c.get("context"), int)]
+                sent = [int(c.get("request") or 0) for c in own if not isinstance(c.get("context"), int)]
+                # its own refused call, else (a seat on the same server refused) its first call not made yet:
+                # a question of the round that stopped the game is asked again, and must fit
+                self._fit_from = min(refused) if refused else max(sent, default=0) + 1
 
     # ---- a resumed game (arena.run.resume) ----------------------------------------------------------
     def rehearse(self, request: DecisionRequest, view: View, feedback: str | None, call: Mapping[str, Any] | None) -> None:
