@@ -256,7 +256,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def fork_measures(
-    game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str
+    game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, ActionBase], speaker: str, beliefs: bool = True
 ) -> dict[str, float | None]:
     """Play the fork on to the end of the game (``first``: request -> the answer given at the
     position) and measure the suspicion that fell on ``speaker`` several ways:
@@ -268,6 +268,9 @@ def fork_measures(
     - ``next``: the same at the next day's start only;
     - ``end``: the same when the game ends;
     - ``living``: the mean of ``days`` over the days it lives, and whether the table executed it.
+
+    ``beliefs=False`` reads ``named`` only (the others None): the bots' beliefs are most of the
+    rest of a play-on's CPU, and the score does not read them.
     """
     decisions: list[tuple[DecisionRequest, ActionBase]] = []
     views = {seat: game.view(seat) for seat in players}
@@ -287,7 +290,7 @@ def fork_measures(
         game.resolve(settled)
         if step:  # the position's own step: its other answers were given at the same time, unread
             decisions += [(d.request, d.action) for d in settled if d.action is not None]
-        if game.day != day and not game.finished:
+        if beliefs and game.day != day and not game.finished:
             day = game.day
             value = believed(game, speaker)
             if value is not None:
@@ -295,13 +298,13 @@ def fork_measures(
                 if game.is_alive(speaker):
                     living.append(value)
     out: dict[str, float | None] = {"named": None, "days": _mean(days), "next": days[0] if days else None}
-    out["end"] = believed(game, speaker) if decisions else None
+    out["end"] = believed(game, speaker) if beliefs and decisions else None
     if not decisions:
         return out
     named, could = suspicion_in(decisions, game, speaker)
     executed = float(any(d.player == speaker and d.cause == "execution" for d in game.deaths))
     out["named"] = (named / could + executed) / 2 if could else executed
-    out["living"] = (_mean(living) + executed) / 2 if living else executed
+    out["living"] = None if not beliefs else (_mean(living) + executed) / 2 if living else executed
     return out
 
 
@@ -310,7 +313,7 @@ def play_on(game: Game, players: Mapping[str, SyncPlayer], first: Mapping[int, A
     position); the suspicion that fell on ``speaker``: the mean of the share of the other town
     seats' later decisions that could name it and did, and whether the table executed it (1) or
     not (0). None: the game ended at the position's step."""
-    return fork_measures(game, players, first, speaker)["named"]
+    return fork_measures(game, players, first, speaker, beliefs=False)["named"]
 
 
 def table_players(transcript: Transcript, seed: int | None = None) -> dict[str, SyncPlayer]:
@@ -326,7 +329,9 @@ def table_players(transcript: Transcript, seed: int | None = None) -> dict[str, 
     return out
 
 
-def fork_measured(transcript: Transcript, position: Position, speech: ActionBase | None, seed: int) -> dict[str, float | None]:
+def fork_measured(
+    transcript: Transcript, position: Position, speech: ActionBase | None, seed: int, beliefs: bool = True
+) -> dict[str, float | None]:
     """Every measure of :func:`fork_measures` after ``speech`` (None: the recorded speech)."""
     table = table_players(transcript)
     game, request = seat_at(transcript, position, table)
@@ -334,7 +339,7 @@ def fork_measured(transcript: Transcript, position: Position, speech: ActionBase
         speech = parse_action(position.recorded) if position.recorded else game.default_action(request)
     reseed(game, seed)
     reseed_players(table, seed)
-    return fork_measures(game, table, {request.id: speech}, position.seat)
+    return fork_measures(game, table, {request.id: speech}, position.seat, beliefs)
 
 
 def fork_seeds(seed: int, forks: int) -> list[int]:
@@ -348,7 +353,8 @@ def fork_and_play(
     """The suspicion on the speaker after ``speech`` (None: the recorded speech), to the game's end:
     the mean of :data:`FORKS` play-ons of :func:`fork_seeds` (None: the game ended at the position).
     More play-ons cost CPU only, never a call, and the play-on's chance is most of a fork's noise."""
-    values = [fork_measured(transcript, position, speech, s)[MEASURE] for s in fork_seeds(seed, FORKS)]
+    beliefs = MEASURE != "named"  # the score's own measure only
+    values = [fork_measured(transcript, position, speech, s, beliefs)[MEASURE] for s in fork_seeds(seed, FORKS)]
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
 
