@@ -405,7 +405,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--port {args.port}: use 1-65535")
     if args.keep <= 0:
         raise CliError("--keep must be more than 0 seconds")
-    if not 0 <= args.night_seconds <= 600:
+    if args.night_seconds is not None and not 0 <= args.night_seconds <= 600:
         raise CliError(f"--night-seconds {args.night_seconds:g}: use 0-600 seconds")
     public_url = None
     if args.public_url is not None:
@@ -431,7 +431,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         serve(
             args.host, args.port, data, live_views=args.live_views, keep=args.keep, public_url=public_url,
-            night_seconds=args.night_seconds,
+            **({} if args.night_seconds is None else {"night_seconds": args.night_seconds}),
         )  # fmt: skip
     except OSError as exc:
         for folder in reversed(made):  # a server that never listened leaves no empty data folder behind
@@ -548,9 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
         "the server answers to it as well as to the address it listens on",
     )  # fmt: skip
     p.add_argument(
-        "--night-seconds", type=float, default=20.0, metavar="SECONDS",
+        "--night-seconds", type=float, default=None, metavar="SECONDS",
         help="at a table with a person, a night lasts at least this long, so that when its news comes tells "
-        "nobody who moved in it (default 20; a table's own night_seconds wins)",
+        "nobody who moved in it (default: the server's, 20; a table's own night_seconds wins)",
     )  # fmt: skip
     p.set_defaults(func=cmd_serve)
 
