@@ -37,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.real_server import resident_bytes  # noqa: E402
 
 #: the served name of each packaged model (the README's commands)
 ALIASES = {"smollm2": "smollm2", "gemma3-270m": "gemma"}
@@ -64,16 +65,12 @@ class Peak(threading.Thread):
         self.pid, self.done, self.last = pid, threading.Event(), (0, 0)
 
     def run(self) -> None:
-        from tests.real_server import resident_bytes
-
         while not self.done.wait(1.0):
             with contextlib.suppress(OSError, KeyError):
                 self.last = resident_bytes(self.pid)
 
     def stop(self) -> tuple[int, int]:
         """(resident now, peak resident) in bytes, read before the server stops."""
-        from tests.real_server import resident_bytes
-
         self.done.set()
         with contextlib.suppress(OSError, KeyError):
             self.last = resident_bytes(self.pid)

