@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,48 @@ def test_a_model_seat_is_sent_the_belief_question_the_tournament_s_probe_sent(tm
         assert mine[0] == theirs[0] and [m["role"] for m in mine] == [m["role"] for m in theirs], position.id
         assert [m.get("content") for m in mine] == [m.get("content") for m in theirs], position.id
     assert all(r["valid"] and r["hit"] is not None for r in result.rows)
+
+
+def test_a_seat_s_belief_questions_keep_one_answer_form_all_game_so_the_provider_caches_them(tmp_path: Path):
+    """The form names every other seat (a form of the living changed at each death, and with it
+    the first bytes a provider reads: no later question of the seat was served from its cache);
+    a question after a death names the living and says what to give the others."""
+    from arena.tournament.config import parse_tournament
+    from arena.tournament.runner import run_tournament
+    from tests.llm_server import FakeModelServer, game_calls
+
+    with FakeModelServer(seed=3) as server:
+        config = parse_tournament({
+            "name": "b", "seed": 5, "games": 2, "concurrency": 1, "beliefs": True,
+            "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
+            "models": {"bot": "bot", "m": f"openai:m@{server.openai_url}"},
+            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+        })  # fmt: skip
+        asyncio.run(run_tournament(config))
+        probes = [e for e in game_calls(server.log) if "Moderator's private question" in json.dumps(e["body"])]
+    by_seat: dict[str, list[dict[str, Any]]] = {}
+    for entry in probes:
+        by_seat.setdefault(entry["player"], []).append(entry)
+    later = [entries for entries in by_seat.values() if len(entries) > 1]
+    assert later, "no seat was asked on two days"
+    for entries in later:
+        tools = [json.dumps(e["body"]["tools"], sort_keys=True) for e in entries]
+        assert len(set(tools)) == 1
+        named = json.loads(tools[0])[0]["function"]["parameters"]["properties"]["percent"]["required"]
+        assert len(named) == 5  # every other seat of six
+        last = entries[-1]["body"]["messages"][-1]["content"]
+        living = last.split("\nPlayers: ")[1].split(".")[0].split(", ")
+        if len(living) < 5:
+            gone = [s for s in named if s not in living]
+            assert f"give 0 for {gone[0]}" in last
+    # a question after the seat's first decision shares the form, the system prompt and the game so far
+    # with the seat's previous question (the first question of all comes before the seat's first
+    # decision, with the system prompt of a seat that has not seen the table's deal yet)
+    pairs = [(entries[i - 1], entries[i]) for entries in later for i in range(2, len(entries))]
+    assert pairs
+    for before, after in pairs:
+        shared = os.path.commonprefix([before["prompt"], after["prompt"]])
+        assert len(shared) // 4 >= 1024, len(shared)  # served from the stand-in's cache (from 1 024 tokens)
 
 
 def test_a_bot_below_full_strength_answers_at_its_level_on_a_coin_of_its_own():

@@ -69,8 +69,16 @@ class BeliefQuestion:
             conv.messages.append({"role": "assistant", "content": NO_ANSWER})
         events = [event_context(e, player.name) for e in view.since(player.conversation.seen)]
         observed = conv.env.get_template("blocks/observations.j2").render(events=events, me=player.name)
-        self.schemas = KindSchemas(belief_schema(self.candidates), player.profile.strict_schema)
+        # The answer's form names every other seat, not only the living: the tool (or response
+        # format) is the first thing a provider reads, so a form that changed with each death would
+        # leave nothing of the question's prompt in its cache; a fixed one is served from it at
+        # every question of the seat (and every belief position of a bank) but the first.
+        others = [s for s in seats if s != player.name]
+        self.schemas = KindSchemas(belief_schema(others), player.profile.strict_schema)
         text = f"{observed}\n\n{QUESTION}\nPlayers: {', '.join(self.candidates)}."
+        gone = [s for s in others if s not in self.candidates]
+        if gone:
+            text += f"\nThe answer's form names every other seat, the same all game: give 0 for {_names(gone)}."
         if player.profile.mode in ("tools", "tools_auto"):
             text += f"\nCall the `{KIND}` tool."
         elif player.profile.mode == "json_text":
@@ -147,6 +155,10 @@ class BeliefQuestion:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 out[name] = min(max(float(value), 0.0), 100.0) / 100.0
         return out
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def belief_question(
