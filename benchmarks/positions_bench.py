@@ -43,9 +43,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -65,6 +66,7 @@ GAMES_80, GAMES_MEDIAN = 318, 228
 LADDER_GAMES_80 = 2220  # the ladder's order overall (docs/tournaments.md; docs/llm.md: $508–667 with days)
 GAME_DOLLARS = (0.18, 0.35)
 GAME_CALLS = 300
+Number = TypeVar("Number", int, float)
 TOKENS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
 
 
@@ -86,19 +88,20 @@ def run_until(
     rng: random.Random,
     kinds: Sequence[str],
     draws: int,
-) -> tuple[bool, bool, int, list[bool]]:
+) -> tuple[bool, bool, Counter[str], list[bool]]:
     """One run: games drawn with replacement; (truth decided, anything decided wrongly, positions
-    asked per player when it stopped, each item of the truth decided by then). The family is every
-    pair of players: α is shared among the pairs (Bonferroni), as the tournament's family does."""
+    asked per player when it stopped, by :func:`cost_class`, each item of the truth decided by
+    then). The family is every pair of players: α is shared among the pairs (Bonferroni), as the
+    tournament's family does."""
     names = sorted(players)
     pairs = _pairs(names)
     comparisons = {(a, b): Comparison(a, b, kinds=kinds, alpha=ALPHA / len(pairs)) for a, b in pairs}
-    asked = 0
+    asked: Counter[str] = Counter()
     for _ in range(draws):
         game = rng.choice(games)
         # a skill every pair has decided is asked no more (run --until-decided does the same)
         open_kinds = {k for k in kinds if any(c.skills[k].status == "undecided" for c in comparisons.values())}
-        asked += sum(1 for r in players[names[0]].get(game, []) if r["kind"] in open_kinds)
+        asked.update(cost_class(r) for r in players[names[0]].get(game, []) if r["kind"] in open_kinds)
         for (a, b), comparison in comparisons.items():
             comparison.add_game(pairs_of(players[a], players[b], game))
         if all(_says(comparisons, t) for t in truth):
@@ -144,7 +147,7 @@ def aa_run(players: dict[str, dict[str, list[dict]]], games: list[str], rng: ran
     return False
 
 
-def pct(values: list[int], q: float) -> int:
+def pct(values: Sequence[Number], q: float) -> Number:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0
 
@@ -157,9 +160,11 @@ def case(
     kinds: Sequence[str],
     whats: set[str] | None = None,
     weights: dict[str, float] | None = None,
+    costs: dict[str, dict[str, float]] | None = None,
 ) -> dict:
     """``whats``: only these kinds of position (of every skill), of the answers already given;
-    ``weights``: a weight by kind of position in place of the bank's."""
+    ``weights``: a weight by kind of position in place of the bank's; ``costs``: a model's dollars
+    per position by :func:`cost_class` (:func:`model_cost`), to price each run by what it asked."""
     if whats is not None or weights is not None:
         players = {
             spec: {
@@ -178,7 +183,12 @@ def case(
     )
     rng = random.Random(args.seed)
     outcomes = [run_until(players, truth, games, rng, kinds, args.draws) for _ in range(args.runs)]
-    decided = [n for ok, _, n, _ in outcomes if ok]
+    decided = [sum(n.values()) for ok, _, n, _ in outcomes if ok]
+    spent = [
+        len(players) * sum(n * costs[k]["dollars"] for k, n in asked_by.items())
+        for ok, _, asked_by, _ in outcomes
+        if ok and costs
+    ]
     wrong = sum(1 for _, w, _, _ in outcomes if w)
     if len(truth) > 1:
         items = ", ".join(
@@ -188,6 +198,7 @@ def case(
         print(f"  each by the end of the drawn games: {items}")
     share = len(decided) / len(outcomes)
     p80 = pct(decided, 0.8 / share) if share >= 0.8 else None
+    dollars = pct(spent, 0.8 / share) if share >= 0.8 and spent else None
     first = next(iter(players.values()))
     asked = [r for g in games for r in first.get(g, []) if r["kind"] in kinds]
     beliefs = sum(1 for r in asked if r["what"] == "belief") / max(1, len(asked))
@@ -195,6 +206,11 @@ def case(
         f"{name}: decided in {len(decided)}/{len(outcomes)} runs, wrongly in {wrong}; positions per player: "
         f"80th percentile {p80 if p80 is not None else '> bank'}, median {int(statistics.median(decided)) if decided else '–'}"
         f" ({beliefs:.0%} of them beliefs)"
+        + (
+            f"; dollars at gpt-4.1-mini, 80th percentile ${dollars:.2f} (median ${statistics.median(spent):.2f})"
+            if dollars
+            else ""
+        )
     )
     return {
         "decided": len(decided),
@@ -204,6 +220,7 @@ def case(
         "median": statistics.median(decided) if decided else None,
         "beliefs": beliefs,
         "players": len(players),
+        "dollars": dollars,
     }
 
 
@@ -226,24 +243,47 @@ def information(a: dict[str, list[dict]], b: dict[str, list[dict]], label: str) 
                   f"per call (mean/sd)² = {ratio * ratio:.4f} over {len(diffs)}")  # fmt: skip
 
 
-def model_cost(bank: Path, positions: list[Any], sample: int) -> dict[str, float]:
-    """Mean tokens and gpt-4.1-mini dollars per position call, from a model seat on the stand-in."""
+def cost_class(row: dict[str, Any]) -> str:
+    """What a position costs a model depends on its question: a belief, a town seat's decision, a
+    mafia seat's decision (the prompts differ in tools and length)."""
+    return "belief" if row["what"] == "belief" else row["kind"]
+
+
+def model_cost(bank: Path, positions: list[Any], games: int) -> dict[str, dict[str, float]]:
+    """Mean tokens and gpt-4.1-mini dollars per position, by :func:`cost_class`, from a model seat
+    on the stand-in that answers every asked position of ``games`` games spread over the bank, in
+    the order a run asks them (game by game, each game's positions in the bank's order): the
+    provider's cache then holds what it holds in a run, where the first call of each seat name
+    and card is the only one that reads nothing from it."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from arena.players.llm import load_profiles, resolve_spec
     from tests.llm_server import FakeModelServer
 
-    step = max(1, len(positions) // sample)
-    chosen = positions[::step][:sample]
-    with FakeModelServer(seed=1) as server:
-        spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
-        result = asyncio.run(run_bank(spec, bank, positions=chosen))
-    calls = max(1, int(result.usage.get("calls", 0)))
     mini = resolve_spec("gpt-4.1-mini", load_profiles(), {"api_key_env": ""})
-    per = {k: result.usage.get(k, 0) / calls for k in TOKENS}
-    per["dollars"] = mini.cost({k: round(v) for k, v in per.items()})
-    per["calls"] = calls
-    per["positions"] = len(chosen)
-    return per
+    out: dict[str, dict[str, float]] = {}
+    for label, chosen in (
+        (DETECTION, [p for p in positions if p.kind == DETECTION]),
+        (DECEPTION, [p for p in positions if p.kind == DECEPTION]),
+    ):
+        held = sorted({p.game for p in chosen})
+        sample = set(held[:: max(1, len(held) // games)][:games])
+        asked = [p for p in chosen if p.game in sample]
+        with FakeModelServer(seed=1) as server:
+            spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
+            result = asyncio.run(run_bank(spec, bank, positions=asked))
+        for key in sorted({cost_class(r) for r in result.rows}):
+            rows = [r for r in result.rows if cost_class(r) == key]
+            calls = sum(int(r.get("calls") or 0) for r in rows)
+            totals = {k: sum(int((r.get("usage") or {}).get(k, 0)) for r in rows) for k in TOKENS}
+            out[key] = {
+                **{k: v / len(rows) for k, v in totals.items()},
+                "dollars": mini.cost(totals) / len(rows),  # linear in the tokens: the mean of the positions'
+                "calls": calls / len(rows),
+                "positions": len(rows),
+                "games": len(sample),
+                "label": label,
+            }
+    return out
 
 
 def main() -> None:
@@ -284,6 +324,19 @@ def main() -> None:
     print(f"bank: {len(every)} positions of {built.games} classic games ({counts}); asked: {chosen} "
           f"(detection: {args.detection} of every game; deception: {args.deception} of the first {len(early)})")  # fmt: skip
 
+    costs = None
+    if not args.skip_model:
+        t = time.perf_counter()
+        costs = model_cost(bank, positions, args.sample)
+        for key, c in costs.items():
+            print(
+                f"model seat on the stand-in, {key}: {c['positions']} positions of {c['games']} games, "
+                f"{c['calls']:.2f} calls each; per position {c['input_tokens']:.0f} prompt tokens "
+                f"({c['cached_tokens']:.0f} cached), {c['output_tokens']:.0f} answer tokens: "
+                f"${c['dollars']:.5f} at gpt-4.1-mini's list prices"
+            )
+        print(f"  ({time.perf_counter() - t:.0f} s)")
+
     t = time.perf_counter()
     baselines: dict[str, Any] = {}
     liar = answers(LIAR, bank, 1, baselines, positions)
@@ -296,11 +349,15 @@ def main() -> None:
         weights["speech"] = args.speech_weight
     weights = weights or None
     decisions = {"accuse", "nominate", "check", "vote"}
-    det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,), weights=weights)
-    det_decisions = case("liar vs detective, detection by decisions only", pair, truth[1:], args, (DETECTION,), decisions)
-    det_beliefs = case("liar vs detective, detection by beliefs only", pair, truth[1:], args, (DETECTION,), {"belief"})
-    dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,), weights=weights)
-    both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION), weights=weights)
+    det_only = case("liar vs detective, detection", pair, truth[1:], args, (DETECTION,), weights=weights, costs=costs)
+    det_decisions = case(
+        "liar vs detective, detection by decisions only", pair, truth[1:], args, (DETECTION,), decisions, costs=costs
+    )
+    det_beliefs = case(
+        "liar vs detective, detection by beliefs only", pair, truth[1:], args, (DETECTION,), {"belief"}, costs=costs
+    )
+    dec_only = case("liar vs detective, deception", pair, truth[:1], args, (DECEPTION,), weights=weights, costs=costs)
+    both = case("liar vs detective, both skills", pair, truth, args, (DETECTION, DECEPTION), weights=weights, costs=costs)
     ballots = case(
         "liar vs detective, both skills, deception by ballots only",
         pair,
@@ -309,6 +366,7 @@ def main() -> None:
         (DETECTION, DECEPTION),
         {*set(args.detection.split(",")), "verdict", "vote"},
         weights,
+        costs,
     )
     information(detective, liar, "detective − liar")
     for kind, what in itertools.product((DETECTION, DECEPTION), WHATS):
@@ -329,9 +387,9 @@ def main() -> None:
         information(rungs[LADDER[i + 1]], rungs[LADDER[i]], f"{LADDER[i + 1].split('=')[-1]} − {LADDER[i].split('=')[-1]}")
     ladder_args = argparse.Namespace(**{**vars(args), "runs": args.ladder_runs})
     name = "ladder, adjacent rungs in order on detection"
-    ladder = case(name, rungs, ladder_truth, ladder_args, (DETECTION,), weights=weights)
-    ladder_decisions = case(f"{name} by decisions only", rungs, ladder_truth, ladder_args, (DETECTION,), decisions)
-    ladder_beliefs = case(f"{name} by beliefs only", rungs, ladder_truth, ladder_args, (DETECTION,), {"belief"})
+    ladder = case(name, rungs, ladder_truth, ladder_args, (DETECTION,), weights=weights, costs=costs)
+    ladder_decisions = case(f"{name} by decisions only", rungs, ladder_truth, ladder_args, (DETECTION,), decisions, costs=costs)
+    ladder_beliefs = case(f"{name} by beliefs only", rungs, ladder_truth, ladder_args, (DETECTION,), {"belief"}, costs=costs)
 
     t = time.perf_counter()
     aa_early = set(order[: args.aa_deception_games])
@@ -343,15 +401,7 @@ def main() -> None:
     print(f"A/A: three copies of {AA} (seeds 1-3), {len(aa_positions)} positions; runs of {args.draws} games of {len(games)} "
           f"looked at after each: {errors}/{args.runs} = {errors / args.runs:.1%} called a pair different on either skill "
           f"({time.perf_counter() - t:.0f} s)")  # fmt: skip
-    if not args.skip_model:
-        cost = model_cost(bank, [p for p in positions if p.what != "belief"], args.sample)
-        belief_cost = model_cost(bank, [p for p in positions if p.what == "belief"], args.sample)
-        for label, c in (("decisions", cost), ("beliefs", belief_cost)):
-            print(
-                f"model seat on the stand-in, {label}: {c['positions']} positions, {c['calls']} calls; per call "
-                f"{c['input_tokens']:.0f} prompt tokens ({c['cached_tokens']:.0f} cached), {c['output_tokens']:.0f} answer "
-                f"tokens: ${c['dollars']:.5f} at gpt-4.1-mini's list prices"
-            )
+    if costs:
         for label, result, games in (
             ("detection", det_only, GAMES_80), ("detection by decisions", det_decisions, GAMES_80),
             ("detection by beliefs", det_beliefs, GAMES_80), ("deception", dec_only, GAMES_80),
@@ -362,12 +412,10 @@ def main() -> None:
             if result["p80"] is None:
                 print(f"  {label}: not decided in 80% of runs within the bank: positions cannot say it at this size")
                 continue
-            calls = result["players"] * result["p80"]  # per player: every player answers each position
-            per = result["beliefs"] * belief_cost["dollars"] + (1 - result["beliefs"]) * cost["dollars"]
             low, high = games * GAME_DOLLARS[0], games * GAME_DOLLARS[1]
             print(
-                f"  {label}: {calls} calls ({result['players']} players × {result['p80']}) ≈ ${calls * per:.2f}; "
-                f"games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
+                f"  {label}: {result['players']} players × {result['p80']} positions, 80th percentile of the runs' "
+                f"dollars ${result['dollars']:.2f}; games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
             )
     print(f"total {time.perf_counter() - started:.0f} s; load: {os.getloadavg()[0]:.1f}")
 
