@@ -42,10 +42,10 @@ TEAM_VARIANTS = ("classic", "cove", "village")
 DETECTION, DECEPTION = "detection", "deception"
 #: what a kind of position carries, as its weight in a game's mean (docs/positions.md, *What each
 #: kind carries*: on bots, a town verdict tells two players apart far less per position than an
-#: accusation, a mafia speech about a quarter as well as a mafia ballot)
+#: accusation; with a fork's eight play-ons a mafia speech as well as a mafia ballot)
 WEIGHTS = {
     DETECTION: {"accuse": 1.0, "nominate": 1.0, "check": 1.0, "vote": 0.5, "verdict": 0.25, "belief": 1.0},
-    DECEPTION: {"verdict": 1.0, "vote": 1.0, "speech": 0.25},
+    DECEPTION: {"verdict": 1.0, "vote": 1.0, "speech": 1.0},
 }
 #: every kind of position (``--what``)
 WHATS = ("accuse", "nominate", "check", "vote", "verdict", "belief", "speech")
