@@ -55,6 +55,7 @@ from arena.positions.compare import Comparison, by_game, paired_value
 from arena.positions.games import record_games
 from arena.positions.run import run_bank
 from arena.tournament.inference import ALPHA
+from benchmarks.dollars import ANSWER_CHARS
 
 LIAR, DETECTIVE = "bot?mafia=1&town=0.2", "bot?mafia=0.2&town=1"
 LADDER = [f"bot?level={x}" for x in ("0", "0.25", "0.5", "0.75", "1")]
@@ -160,11 +161,12 @@ def case(
     kinds: Sequence[str],
     whats: set[str] | None = None,
     weights: dict[str, float] | None = None,
-    costs: dict[str, dict[str, float]] | None = None,
+    costs: dict[str, dict[str, dict[str, float]]] | None = None,
 ) -> dict:
     """``whats``: only these kinds of position (of every skill), of the answers already given;
     ``weights``: a weight by kind of position in place of the bank's; ``costs``: a model's dollars
-    per position by :func:`cost_class` (:func:`model_cost`), to price each run by what it asked."""
+    per position by :func:`cost_class`, for each way the stand-in answers (:func:`model_cost`), to
+    price each run by what it asked."""
     if whats is not None or weights is not None:
         players = {
             spec: {
@@ -184,11 +186,10 @@ def case(
     rng = random.Random(args.seed)
     outcomes = [run_until(players, truth, games, rng, kinds, args.draws) for _ in range(args.runs)]
     decided = [sum(n.values()) for ok, _, n, _ in outcomes if ok]
-    spent = [
-        len(players) * sum(n * costs[k]["dollars"] for k, n in asked_by.items())
-        for ok, _, asked_by, _ in outcomes
-        if ok and costs
-    ]
+    spent = {
+        answers: [len(players) * sum(n * per[k]["dollars"] for k, n in asked_by.items()) for ok, _, asked_by, _ in outcomes if ok]
+        for answers, per in (costs or {}).items()
+    }
     wrong = sum(1 for _, w, _, _ in outcomes if w)
     if len(truth) > 1:
         items = ", ".join(
@@ -198,7 +199,7 @@ def case(
         print(f"  each by the end of the drawn games: {items}")
     share = len(decided) / len(outcomes)
     p80 = pct(decided, 0.8 / share) if share >= 0.8 else None
-    dollars = pct(spent, 0.8 / share) if share >= 0.8 and spent else None
+    dollars = {k: pct(v, 0.8 / share) for k, v in spent.items()} if share >= 0.8 and decided else {}
     first = next(iter(players.values()))
     asked = [r for g in games for r in first.get(g, []) if r["kind"] in kinds]
     beliefs = sum(1 for r in asked if r["what"] == "belief") / max(1, len(asked))
@@ -206,10 +207,9 @@ def case(
         f"{name}: decided in {len(decided)}/{len(outcomes)} runs, wrongly in {wrong}; positions per player: "
         f"80th percentile {p80 if p80 is not None else '> bank'}, median {int(statistics.median(decided)) if decided else '–'}"
         f" ({beliefs:.0%} of them beliefs)"
-        + (
-            f"; dollars at gpt-4.1-mini, 80th percentile ${dollars:.2f} (median ${statistics.median(spent):.2f})"
-            if dollars
-            else ""
+        + "".join(
+            f"; dollars at gpt-4.1-mini, {k}: 80th percentile ${v:.2f} (median ${statistics.median(spent[k]):.2f})"
+            for k, v in dollars.items()
         )
     )
     return {
@@ -249,33 +249,35 @@ def cost_class(row: dict[str, Any]) -> str:
     return "belief" if row["what"] == "belief" else row["kind"]
 
 
-def model_cost(bank: Path, positions: list[Any], games: int) -> dict[str, dict[str, float]]:
+def model_cost(bank: Path, positions: list[Any], games: int) -> dict[str, dict[str, dict[str, float]]]:
     """Mean tokens and gpt-4.1-mini dollars per position, by :func:`cost_class`, from a model seat
     on the stand-in that answers every asked position of ``games`` games spread over the bank, in
     the order a run asks them (game by game, each game's positions in the bank's order): the
     provider's cache then holds what it holds in a run, where the first call of each seat name
-    and card is the only one that reads nothing from it."""
+    and card is the only one that reads nothing from it. Twice: with the stand-in's own short
+    answers (``short``, the method of the games' figure, :data:`GAME_DOLLARS`) and with every
+    thought and speech at its bound (``bounds``, docs/llm.md's dollars table)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from arena.players.llm import load_profiles, resolve_spec
     from tests.llm_server import FakeModelServer
 
     mini = resolve_spec("gpt-4.1-mini", load_profiles(), {"api_key_env": ""})
-    out: dict[str, dict[str, float]] = {}
-    for label, chosen in (
-        (DETECTION, [p for p in positions if p.kind == DETECTION]),
-        (DECEPTION, [p for p in positions if p.kind == DECEPTION]),
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for (answers, chars), (label, chosen) in itertools.product(
+        (("short", None), ("bounds", ANSWER_CHARS)),
+        ((DETECTION, [p for p in positions if p.kind == DETECTION]), (DECEPTION, [p for p in positions if p.kind == DECEPTION])),
     ):
         held = sorted({p.game for p in chosen})
         sample = set(held[:: max(1, len(held) // games)][:games])
         asked = [p for p in chosen if p.game in sample]
-        with FakeModelServer(seed=1) as server:
+        with FakeModelServer(seed=1, answer_chars=chars) as server:
             spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
             result = asyncio.run(run_bank(spec, bank, positions=asked))
         for key in sorted({cost_class(r) for r in result.rows}):
             rows = [r for r in result.rows if cost_class(r) == key]
             calls = sum(int(r.get("calls") or 0) for r in rows)
             totals = {k: sum(int((r.get("usage") or {}).get(k, 0)) for r in rows) for k in TOKENS}
-            out[key] = {
+            out.setdefault(answers, {})[key] = {
                 **{k: v / len(rows) for k, v in totals.items()},
                 "dollars": mini.cost(totals) / len(rows),  # linear in the tokens: the mean of the positions'
                 "calls": calls / len(rows),
@@ -328,9 +330,10 @@ def main() -> None:
     if not args.skip_model:
         t = time.perf_counter()
         costs = model_cost(bank, positions, args.sample)
-        for key, c in costs.items():
+        for way, key in ((way, key) for way, per in costs.items() for key in per):
+            c = costs[way][key]
             print(
-                f"model seat on the stand-in, {key}: {c['positions']} positions of {c['games']} games, "
+                f"model seat on the stand-in, {way} answers, {key}: {c['positions']} positions of {c['games']} games, "
                 f"{c['calls']:.2f} calls each; per position {c['input_tokens']:.0f} prompt tokens "
                 f"({c['cached_tokens']:.0f} cached), {c['output_tokens']:.0f} answer tokens: "
                 f"${c['dollars']:.5f} at gpt-4.1-mini's list prices"
@@ -413,9 +416,10 @@ def main() -> None:
                 print(f"  {label}: not decided in 80% of runs within the bank: positions cannot say it at this size")
                 continue
             low, high = games * GAME_DOLLARS[0], games * GAME_DOLLARS[1]
+            spent = ", ".join(f"{way} answers ${d:.2f}" for way, d in result["dollars"].items())
             print(
                 f"  {label}: {result['players']} players × {result['p80']} positions, 80th percentile of the runs' "
-                f"dollars ${result['dollars']:.2f}; games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
+                f"dollars: {spent}; games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
             )
     print(f"total {time.perf_counter() - started:.0f} s; load: {os.getloadavg()[0]:.1f}")
 
