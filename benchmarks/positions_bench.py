@@ -24,10 +24,13 @@ better and detects worse than the **detective** ``bot?mafia=0.2&town=1``; the **
    sd)² of the paired difference, for the pair and every adjacent rung. A/A: any pair of the three
    copies called different on either skill, checked after every game to the end of the drawn games.
 4. A model seat on the loopback stand-in (tests/llm_server.py; ``--skip-model`` leaves it out)
-   answers ``--sample`` decision positions and as many belief positions spread over the bank: its
-   mean prompt, cached and answer tokens per call, priced at gpt-4.1-mini's list prices
-   (configs/models.toml), give the dollars of a position; beside them the figures of
-   ``until_decided`` games from docs/tournaments.md.
+   answers every asked position of ``--sample`` games spread over the bank, per skill, in the
+   order a run asks them (so the provider's cache holds what it holds in a run), once with the
+   stand-in's short answers and once with every thought and speech at its bound: its mean
+   prompt, cached and answer tokens per position of each kind (belief, a town seat's decision, a
+   mafia seat's), priced at gpt-4.1-mini's list prices (configs/models.toml), price each run by
+   the positions it asked; beside them the figures of ``until_decided`` games from
+   docs/tournaments.md and docs/llm.md.
 
 Every figure goes in docs/positions.md with the sizes run and the ``uptime``.
 """
@@ -66,6 +69,9 @@ AA = "bot?level=0.5"  # the null's copies: a player whose answers vary with its 
 GAMES_80, GAMES_MEDIAN = 318, 228
 LADDER_GAMES_80 = 2220  # the ladder's order overall (docs/tournaments.md; docs/llm.md: $508–667 with days)
 GAME_DOLLARS = (0.18, 0.35)
+#: the same game with every thought and speech at its bound and the day-folded history, the
+#: default (docs/llm.md, the dollars table: classic 9, days, seeds 1–4)
+GAME_DOLLARS_AT_BOUNDS = 0.280
 GAME_CALLS = 300
 Number = TypeVar("Number", int, float)
 TOKENS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
@@ -419,7 +425,8 @@ def main() -> None:
             spent = ", ".join(f"{way} answers ${d:.2f}" for way, d in result["dollars"].items())
             print(
                 f"  {label}: {result['players']} players × {result['p80']} positions, 80th percentile of the runs' "
-                f"dollars: {spent}; games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f}"
+                f"dollars: {spent}; games: {games} games × ~{GAME_CALLS} calls ≈ ${low:.0f}–{high:.0f} "
+                f"(at the bounds, history folded: ${games * GAME_DOLLARS_AT_BOUNDS:.0f})"
             )
     print(f"total {time.perf_counter() - started:.0f} s; load: {os.getloadavg()[0]:.1f}")
 
