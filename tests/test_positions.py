@@ -235,6 +235,27 @@ def test_a_model_answers_positions_sent_the_prompt_arena_prompts_rebuilds(tmp_pa
     assert header["player"] == spec and [r["id"] for r in rows] == [p.id for p in chosen]
 
 
+def test_a_run_asks_a_game_s_positions_together_so_the_provider_s_cache_serves_their_prefix():
+    """A run pays what docs/positions.md prices: asked in the bank's order, a position whose seat name
+    and card were asked before (this game or an earlier one) finds at least the tools and the system
+    prompt in the provider's cache (the stand-in's: a seat's ten latest prompts, from 1 024 tokens)."""
+    from tests.llm_server import FakeModelServer
+
+    games = sorted({p.game for p in SHIPPED_BANK if p.variant == "classic"})[:2]
+    chosen = [p for p in SHIPPED_BANK if p.game in games and p.what != "belief"]
+    with FakeModelServer(seed=2) as server:
+        spec = f"openai:fake-tools@{server.openai_url}?structured=tools"
+        result = asyncio.run(run_bank(spec, positions=chosen))
+    seen: set[tuple[str, str]] = set()
+    again = []
+    for position, row in zip(chosen, result.rows, strict=True):
+        if (position.seat, position.role) in seen:
+            again.append(row["usage"]["cached_tokens"])
+        seen.add((position.seat, position.role))
+    assert len(again) > 20
+    assert sum(1 for cached in again if cached >= 1024) >= 0.9 * len(again), again
+
+
 # ---- the command ----------------------------------------------------------------------------------------
 def test_the_commands_run_compare_and_say_mistakes_in_one_line(tmp_path, capsys):
     run_a, run_b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
