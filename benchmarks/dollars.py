@@ -154,6 +154,9 @@ class Shadow:
 PARTS = ("tools and system", "record", "rest of the history", "newest message")
 #: the record's first words (blocks/record.j2): a folded seat's first message opens with them
 RECORD = ("The game's record, as the moderator keeps it", "The game so far, as the moderator's record")
+#: the line that closes a fold's record (how many of its last entries are news), and where a record
+#: folded to fit a server's context ends (the news after it)
+RECORD_ENDS = ("\n(New since your last turn: ", "\n\nSince your last turn")
 
 
 def split(text: str, body: dict[str, Any]) -> list[int]:
@@ -163,8 +166,11 @@ def split(text: str, body: dict[str, Any]) -> list[int]:
     fixed = text.index(system) + len(system)
     record = fixed
     first = messages[1]["content"] if len(messages) > 1 and isinstance(messages[1]["content"], str) else ""
-    if first.startswith(RECORD) and "\n\nSince your last turn" in first:
-        record = fixed + len("\nuser: ") + first.index("\n\nSince your last turn")
+    ends = [first.find(mark) for mark in RECORD_ENDS]
+    if first.startswith(RECORD) and max(ends) >= 0:
+        note, news = ends
+        end = first.find("\n", note + 1) if note >= 0 else news  # the note's line is the record's
+        record = fixed + len("\nuser: ") + (end if end >= 0 else len(first))
     newest = max(text.rfind("\nuser: "), record)
     return [fixed, record, newest, len(text)]
 

@@ -33,8 +33,16 @@ SAME_SENTENCE = frozenset({
 #: events whose sentence ends with a reminder of the rules (what comes next), left out of the record
 RULE_TAIL = {"charged": ": the defence comes next", "cleared": "; the discussion goes on", "spared": "; the discussion goes on"}
 #: the heading of today's part of the record (folded after an accusation or a trial's start or end)
-TODAY = "Today until the latest accusation or trial"
+TODAY = "Today so far, as the record keeps it"
+#: what the Twins count: folds, folds whose record grew the previous one, news notes checked, facts, prompt sizes
+COUNTS = ("folds", "grown", "news", "checked", "in_full", "chars_full", "chars_days")
+#: the note after the record of a fold that says how many of its last entries are news to the seat
+NEWS = "\n(New since your last turn: the last "
 CLAIM = re.compile(r"\[claim: [^\]]*\]")
+#: the speeches whose speaker is said in words, by kind ("P3 (in their defence) says:", "P3 spoke (in their defence).")
+SPOKEN = {
+    "discussion": "in the discussion", "defence": "in their defence", "floor": "given the floor", "last_words": "last words",
+}  # fmt: skip
 
 
 def sentence(event: Event, me: str, before: Event | None = None) -> str:
@@ -58,10 +66,15 @@ def facts(view: View, me: str) -> list[tuple[str, Any]]:
     events = list(view.events)
     answer = ""  # the seat's latest answer as the record says it ("a handshake offer")
     today = max((e.day for e in events if e.type in BOUNDARIES), default=0)  # (cove: its night opens the day)
+    spoken: dict[tuple[str, str], int] = {}  # how often each player has spoken so far, by kind of speech
     for i, event in enumerate(events):
         before = events[i - 1] if i else None
         after = events[i + 1] if i + 1 < len(events) else None
         said = event.type == "speech" and event.data.get("kind") != "channel"  # (a night's words: its own stretch)
+        if said and event.data.get("kind") in SPOKEN:  # who spoke, and in what turn: the n-th speech of its kind
+            key = ("You" if event.actor == me else str(event.actor), str(event.data["kind"]))
+            spoken[key] = spoken.get(key, 0) + 1
+            out.append(("spoke", (*key, spoken[key])))
         if said and event.day >= today and event.data.get("text"):
             out.append(("words", event.data["text"]))
         thought = event.data["action"].thought if event.type == "action" else None
@@ -93,8 +106,31 @@ def facts(view: View, me: str) -> list[tuple[str, Any]]:
     return out
 
 
+def speeches(text: str, who: str, kind: str) -> int:
+    """How many speeches of ``kind`` by ``who`` ("You": the seat) a prompt says: one a line ("- P3 (in
+    their defence) says:", "- You spoke in your defence.", the record's "- P3 spoke (in their defence)."),
+    or a name in the record's run of speeches that said only who spoke ("- Spoke in turn (in their own
+    defence): P3, you and P5.")."""
+    how = SPOKEN[kind]
+    mine = who == "You"
+    own = how.replace("their", "your")
+    forms = (f"- You spoke ({own})", f"- You spoke {own}") if mine else (f"- {who} spoke ({how})", f"- {who} ({how})")
+    run = f"- Spoke in turn ({how.replace('their', 'their own')}): "
+    count = 0
+    for line in text.splitlines():
+        if line.startswith(forms):
+            count += 1
+        elif line.startswith(run):
+            names = re.split(r", | and ", line[len(run) :].rstrip("."))
+            count += names.count("you" if mine else who)
+    return count
+
+
 def found(fact: tuple[str, Any], text: str) -> bool:
     kind, value = fact
+    if kind == "spoke":
+        who, speech, nth = value
+        return speeches(text, who, speech) >= nth
     if kind == "sentence":
         return value in text
     if kind in ("claim", "move"):
@@ -115,14 +151,31 @@ class Twin(SyncPlayer):
         self.inner = BotPlayer(name, seed) if seed % 2 else RandomPlayer(name, seed)
         self.full, self.days, self.log = full, days, log
         self.previous = ""
+        self.record = (-1, "")  # the day (McKay: hand) of the latest fold, and its record up to the news' note
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        news = view.events[self.days.seen :]
         for conv in (self.full, self.days):
             conv.ask(request, view, feedback, "", fixed=True)
         whole, folded = self.full.serialized(), self.days.serialized()
         if self.days.kept == 0 and self.previous:
             self.log["folds"] += 1
-            self.log["records"].append(self.days.messages[0]["content"])
+            text = self.days.messages[0]["content"]
+            self.log["records"].append(text)
+            said = [  # (a McKay move of the seat's own is said by its answer's line)
+                e for e in news
+                if e.type in SAME_SENTENCE and e.type not in ("lot", "channel_result")
+                and not (e.type in MOVE_EVENTS.values() and e.actor == self.name)
+            ]  # fmt: skip
+            if said and NEWS in text:  # the entries the note counts as news hold the first news the record says
+                count = text.split(NEWS, 1)[1].split()[0]
+                last = text.split(NEWS, 1)[0].split("\n- ")[-(1 if count == "entry" else int(count)) :]
+                assert sentence(said[0], self.name) in "\n- ".join(last), (sentence(said[0], self.name), last)
+                self.log["news"] += 1
+            if self.record[0] == self.days.period:  # within a day the record only grows: the previous one is cached
+                assert text.startswith(self.record[1]), f"{self.name}: the record changed within day {request.day}"
+                self.log["grown"] += 1
+            self.record = (self.days.period, text.split(NEWS, 1)[0] if NEWS in text else "")
         else:
             assert folded.startswith(self.previous), f"{self.name}: the folded prompt changed within day {request.day}"
         for fact in facts(view, self.name):
@@ -145,7 +198,7 @@ class Twin(SyncPlayer):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_the_folded_history_keeps_every_fact(variant):
     cls = VARIANTS[variant]
-    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    log: dict[str, Any] = {"records": [], **dict.fromkeys(COUNTS, 0)}
     boundaries = 0
     for seed in (1, 2, 3, 4):
         seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
@@ -164,7 +217,7 @@ def test_the_folded_history_keeps_every_fact(variant):
         run_sync(game, players)
         boundaries += sum(1 for e in game.log if e.type in ("day", "hand") and e.day > 1)
     assert log["in_full"] == log["checked"], f"in neither prompt (the fact list is wrong): {log.get('missing', [])[:5]}"
-    assert log["in_full"] > 100 and log["folds"] > 0 and boundaries > 0
+    assert log["in_full"] > 100 and log["folds"] > 0 and log["grown"] > 0 and log["news"] > 0 and boundaries > 0
     assert log["chars_days"] < log["chars_full"]
     for record in log["records"]:  # the record reads as the rest of the prompt does
         for line in _plain_part(record).splitlines():
@@ -173,38 +226,38 @@ def test_the_folded_history_keeps_every_fact(variant):
                 assert not pattern.search(line), f"{what} in: {line}"
 
 
-def test_a_fold_happens_at_a_new_day_or_a_trial_end_and_keeps_the_current_day_word_for_word():
+def test_every_call_with_news_folds_the_day_so_far_into_the_record_with_its_words():
+    """Every call with news is folded: the earlier days without their words, today so far with every
+    speech quoted, the count of the last entries that are news to the seat, then the question (no
+    "Since your last turn" after a fold, no reminder of what comes next in the record)."""
     cls = VARIANTS["classic"]
     seats = [f"P{i}" for i in range(1, 10)]
     game = cls(seats, {}, seed=1)  # four days, five trials ended by a failed vote
     options = game.options.model_dump(mode="json")
-    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    log: dict[str, Any] = {"records": [], **dict.fromkeys(COUNTS, 0)}
     convs = {n: Conversation(n, "classic", options, "tools", make_env(), history="days") for n in seats}
     players = {n: Twin(n, 7, Conversation(n, "classic", options, "tools", make_env()), convs[n], log) for n in seats}
     run_sync(game, players)
-    days = max(e.day for e in game.log)
-    assert days >= 2
+    assert max(e.day for e in game.log) >= 2
     for name, conv in convs.items():
         seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
         assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
-    trials = 0
+    later = 0
     for folded in log["records"]:
-        record, _, now = folded.partition("Since your last turn:")
-        earlier, _, today = record.partition(f"{TODAY}, as the record keeps it, with the words said and your thoughts:")
+        assert "Since your last turn:" not in folded  # the news is in the record's last entries
+        record, note, question = folded.partition(NEWS)
+        assert note and re.match(r"(entry|\d+ entries) above\.\)\n\n", question), folded
+        news = 1 if question.startswith("entry") else int(question.split()[0])
+        entries = [line for line in record.splitlines() if line.startswith("- ")]
+        assert 1 <= news <= len(entries)
+        assert record.startswith("The game's record, as the moderator keeps it") and "Day 1 begins" in record
+        earlier, _, today = record.partition(f"{TODAY}, with the words said and your thoughts:")
         assert "<speech" not in earlier  # the words of earlier days are left out
-        if today:  # folded after a trial's end: today from its start, every speech quoted, then the trial's end
-            trials += 1
-            assert today.lstrip().startswith("- Day ") and "<speech from=" in today
-            first = now.lstrip().splitlines()[0]  # the stretch after it opens with the accusation or the trial's end
-            assert first.startswith(("- P", "- You accuse", "- You are")), first
-            ended = ("accuse", "accuses", "is cleared;", "are cleared;", "is spared;", "are spared;")
-            assert any(f" {word} " in first + " " for word in ended), first
-            assert "the discussion goes on" not in today and "the defence comes next" not in today
-        else:  # folded at a new day: the earlier days (from day 1), then the current day from its start, word for word
-            assert earlier.startswith("The game's record, as the moderator keeps it") and "Day 1 begins" in earlier
-            assert "\n(The record above is the game before day " in earlier
-            assert now.lstrip().startswith("- Day ")
-    assert trials and trials < len(log["records"])
+        assert today.lstrip().startswith("- Day ")
+        assert "the discussion goes on" not in today and "the defence comes next" not in today
+        if "(The record above is the game before day " in earlier:
+            later += 1
+    assert later and log["grown"] > len(log["records"]) / 2  # most folds extend the day's previous record
 
 
 def test_history_is_a_profile_option_and_reaches_the_conversation():
@@ -216,7 +269,7 @@ def test_history_is_a_profile_option_and_reaches_the_conversation():
     assert default.conversation.history == "days"  # shown to lose no fact (above), and cheaper (docs/llm.md)
 
 
-@pytest.mark.parametrize("extra", ["", "&context=6000&max_tokens=256"])
+@pytest.mark.parametrize("extra", ["", "&context=4500&max_tokens=256"])
 def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeypatch, extra):
     """A classic game of folded model seats killed in day 2 or later and resumed: the stand-in
     receives exactly the prompts of the uninterrupted game (a seat's record is rebuilt byte for byte),
@@ -292,7 +345,7 @@ def test_folded_seats_keep_tools_and_system_fixed_and_most_of_each_prompt_cached
         prompt += sum(p.usage.input_tokens for p in players)
         folds += sum(r["prompt"]["shared_messages"] == 0 and r["day"] >= 2 for p in players for r in p.calls)
     # cove's days are a few calls each, so its fold calls weigh more: 0.848 here, 0.881 in docs/llm.md's table
-    assert cached / prompt >= (0.84 if variant == "cove" else 0.85) and folds, (cached / prompt, folds)
+    assert cached / prompt >= (0.80 if variant == "cove" else 0.85) and folds, (cached / prompt, folds)
 
 
 def _small(tmp_path, spec_extra: str):

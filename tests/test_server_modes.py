@@ -278,7 +278,8 @@ def test_a_calls_seconds_leave_out_the_arenas_own_queue(tmp_path, capsys):
 
     with SlowServer(0.1, seed=3) as server:
         began = time.perf_counter()
-        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools") == 0
+        # game seed 5: votes, seats asked together (the stand-in's answers, so the game's course, follow the prompts' bytes)
+        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools", "--seed", "5") == 0
         wall = time.perf_counter() - began
     out = capsys.readouterr().out
     calls = [c["call"] for c in transcript(tmp_path).calls if c["call"].get("outcome") == "ok"]
