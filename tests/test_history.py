@@ -116,9 +116,13 @@ def speeches(text: str, who: str, kind: str) -> int:
     own = how.replace("their", "your")
     forms = (f"- You spoke ({own})", f"- You spoke {own}") if mine else (f"- {who} spoke ({how})", f"- {who} ({how})")
     run = f"- Spoke in turn ({how.replace('their', 'their own')}): "
+    if kind == "discussion":  # the record names every kind of speech but the discussion's: "- P3 spoke [claim: …]."
+        run = "- Spoke in turn: "
+    unnamed = f"- {who} spoke"
     count = 0
     for line in text.splitlines():
-        if line.startswith(forms):
+        rest = line[len(unnamed) :] if line.startswith(unnamed) and kind == "discussion" else None
+        if line.startswith(forms) or (rest is not None and (rest[:1] in (".", ",", ":") or rest[:2] == " [")):
             count += 1
         elif line.startswith(run):
             names = re.split(r", | and ", line[len(run) :].rstrip("."))

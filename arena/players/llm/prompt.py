@@ -629,6 +629,7 @@ class Conversation:
         events, words = _turns(_moves_once(_beats(_unrepeated(earlier)))), _moves_once(_beats(_unrepeated(words)))
         return _tidy(self.env.get_template("blocks/record.j2").render(
             me=self.me, events=events, today=words, record=True, now=now, since=since,
+            discussions=self.variant not in ("duel", "duel3", "trio"),  # McKay's games have no discussion
             new=0 if now or fresh is None else _entries(events + words, fresh),
         ))  # fmt: skip
 
