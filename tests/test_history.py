@@ -547,3 +547,47 @@ def test_a_seat_learns_the_context_a_sibling_was_refused_from_its_first_call_not
         player.learn_recorded(calls)
         assert player.profile.context == 4096
     assert (mia._fit_from, edi._fit_from) == (27, 21)
+
+
+def test_anthropic_reads_the_previous_record_back_as_whole_blocks():
+    """Anthropic caches whole blocks: a folded record is sent as blocks cut where the day's earlier
+    folds' records ended, its last one the cache breakpoint, so each fold's blocks start with the
+    previous fold's record blocks byte for byte and the next call reads them back from the cache."""
+    from arena.players.llm.providers import AnthropicBackend
+
+    class Seat(SyncPlayer):
+        def __init__(self, name: str, seed: int, conv: Conversation, log: dict[str, int]) -> None:
+            super().__init__(name)
+            self.inner, self.conv, self.log, self.before = BotPlayer(name, seed), conv, log, (-1, [])
+
+        def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+            self.conv.ask(request, view, feedback, "", fixed=True)
+            body = AnthropicBackend.history(self.conv.messages)
+            marks = [b for turn in body for b in turn["content"] if "cache_control" in b]
+            assert len(marks) <= 3  # with the system block's, Anthropic's limit of four
+            if self.conv.kept == 0 and "cuts" in self.conv.messages[0]:
+                blocks = [b["text"] for b in body[0]["content"]]
+                record = blocks[: next(i for i, b in enumerate(body[0]["content"]) if "cache_control" in b) + 1]
+                assert "".join(record) == self.conv.recorded and not blocks[len(record)].startswith("- ")
+                period, before = self.before
+                if period == self.conv.period and before:
+                    assert blocks[: len(before)] == before, "the previous record is not among this fold's blocks"
+                    self.log["read back"] += 1
+                self.before = (self.conv.period, record)
+            action = self.inner.decide_now(request, view, feedback)
+            text = json.dumps(dump_action(action))
+            self.conv.answer(text, {"id": f"c{request.id}", "name": action.kind, "arguments": text})
+            return action
+
+    log = {"read back": 0}
+    for variant in ("classic", "village"):
+        cls = VARIANTS[variant]
+        seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
+        game = cls(seats, {}, seed=2)
+        options = game.options.model_dump(mode="json")
+        players = {
+            n: Seat(n, 3 + i, Conversation(n, variant, options, "tools", make_env(), history="days"), log)
+            for i, n in enumerate(seats)
+        }
+        run_sync(game, players)
+    assert log["read back"] > 20

@@ -104,7 +104,9 @@ def test_a_bot_seat_shows_what_a_model_would_have_been_sent(tmp_path, capsys):
         anthropic = _out(capsys, str(path), "--seat", "Bob", "--decision", str(number), "--model", "anthropic:claude-x", "--json")
         (body,) = [json.loads(line) for line in anthropic.splitlines()]
         assert body["model"] == "claude-x" and body["system"][0]["text"].startswith("You are playing Mafia")
-        assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+        newest = body["messages"][-1]["content"]  # its last block a breakpoint, or (a fold) its record's last block
+        marks = [i for i, block in enumerate(newest) if block.get("cache_control") == {"type": "ephemeral"}]
+        assert marks and (marks[-1] == len(newest) - 1 or newest[marks[-1] + 1]["text"].startswith(("\n(New since", "\n\n")))
         blocks = [b for m in body["messages"] for b in m["content"]]
         called = any(b.get("type") == "tool_use" for b in blocks)
         answered += [number] if called or any(line in b.get("text", "") for b in blocks for line in own) else []

@@ -463,6 +463,9 @@ class Conversation:
         self.period = -1  # the day (McKay: hand) of the newest boundary folded so far
         self.kept = 0  # messages of the previous prompt the last ask kept (0 after a fold)
         self.mark = 0  # the seq the news after the latest fold start from (its record holds the day before it)
+        self.note = ""  # after the latest fold's record: how many of its last entries are news
+        self.recorded = ""  # the latest fold's record, and where the records of the day's folds before it ended
+        self.cuts: list[int] = []
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -569,25 +572,38 @@ class Conversation:
             thought_limit=thought,
         )
         if record is not None:
-            text = f"{record}\n\n{text}" if record else text
+            text = f"{record}\n{self.note}\n\n{text}" if self.note else f"{record}\n\n{text}" if record else text
             self.seen = len(view.events)
         else:
             self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema, self.last_mafia = list(request.alive), schema_text, mafia
         self.groups_seen.add(request.group)
         turn = self.user_turn(text, rendered)
+        if record:
+            self.cut(record, turn)
         self.messages.append(turn)
         self.call_request = request.id
         return turn
 
+    def cut(self, record: str, turn: dict[str, Any]) -> None:
+        """Where a folded record's blocks end (``turn["cuts"]``, offsets in its text): where the
+        previous folds' records of the day ended, and its own end. A provider that caches whole
+        blocks (Anthropic) then finds the previous record among this one's blocks, byte for byte."""
+        same = bool(self.recorded) and record.startswith(self.recorded) and turn["content"].startswith(record)
+        cuts = [*self.cuts, len(self.recorded)] if same and len(record) > len(self.recorded) else self.cuts if same else []
+        self.recorded, self.cuts = record, cuts
+        turn["cuts"] = [*cuts, len(record)]
+
     def state(self) -> tuple[Any, ...]:
         """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
         return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
-                self.call_request, self.period, self.kept, self.last_mafia, self.mark)  # fmt: skip
+                self.call_request, self.period, self.kept, self.last_mafia, self.mark, self.note, self.recorded,
+                list(self.cuts))  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
-         self.call_request, self.period, self.kept, self.last_mafia, self.mark) = state  # fmt: skip
+         self.call_request, self.period, self.kept, self.last_mafia, self.mark, self.note, self.recorded,
+         self.cuts) = state  # fmt: skip
 
     def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
         """At every call with news (not a question asked again after a rejection, which is appended),
@@ -622,15 +638,17 @@ class Conversation:
         self.groups_seen = set()  # the standing guidance of a group is given again: its question is folded away
         earlier = _recorded(record_context(e, self.me) for e in told)
         words = _recorded(record_context(e, self.me, words=True) for e in today)
+        self.note = ""
         if not earlier and not words:
             return ""
         opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == self.period]  # its first: cove's night
         since = f"{opened[0] if opened else 'day'} {self.period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
         events, words = _turns(_moves_once(_beats(_unrepeated(earlier)))), _moves_once(_beats(_unrepeated(words)))
+        new = 0 if now or fresh is None else _entries(events + words, fresh)
+        self.note = _tidy(self.env.get_template("blocks/news.j2").render(new=new)) if new else ""
         return _tidy(self.env.get_template("blocks/record.j2").render(
             me=self.me, events=events, today=words, record=True, now=now, since=since,
             discussions=self.variant not in ("duel", "duel3", "trio"),  # McKay's games have no discussion
-            new=0 if now or fresh is None else _entries(events + words, fresh),
         ))  # fmt: skip
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:
