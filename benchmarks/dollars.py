@@ -7,7 +7,7 @@ request shares with one of the seat's recent requests, from 1 024 tokens on; eve
 speech it answers is as long as its bound (200 and 600 characters: the answers read back are as
 long as the output priced; ``--short-answers``: its own short ones). Full and days are measured on
 the same game: full-history seats play it, and beside each a ``history = "days"`` twin (the game
-folded into a record at each new day and each of a day's trials, docs/llm.md) builds the request
+folded into a record at every call with news, docs/llm.md) builds the request
 it would send at the same decision; then the days seats play their own game on the same seed
 (its rulings: the days rows' rejections and forfeits).
 

@@ -1,10 +1,11 @@
-"""A model seat's history folded by day (profile ``history = "days"``, docs/llm.md): at every decision
-of bot-played games of every variant, each fact of the seat's view that the full prompt carries —
-deaths and cards, votes by name, accusations and nominations, claims, checks, partners, scores —
-is found, unchanged, in the folded prompt, and so is every word said today and every thought of the
-seat's today; within a stretch of a day the folded prompt only grows (its prefix stays cacheable),
-and it is rebuilt at a new day and after an accusation or a trial's start or end; a resumed game
-with folded seats sends the same prompts as the uninterrupted one."""
+"""A model seat's history folded into a record (profile ``history = "days"``, docs/llm.md): at every
+decision of bot-played games of every variant, each fact of the seat's view that the full prompt
+carries — deaths and cards, votes by name, who spoke, accusations and nominations, claims, checks,
+partners, scores — is found, unchanged, in the folded prompt, and so is every word said today (the
+mafia channel's too) and every thought of the seat's today; every call with news is folded, and
+within a day each record starts with the previous one byte for byte (its prefix stays cacheable,
+on Anthropic as whole blocks); a resumed game with folded seats sends the same prompts as the
+uninterrupted one."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 from arena.engine import DecisionRequest, Event, View, dump_action
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
-from arena.players.llm.prompt import BOUNDARIES, MOVE_EVENTS, NIGHT_PHASES, Conversation, _quote, event_context, make_env
+from arena.players.llm.prompt import BOUNDARIES, MOVE_EVENTS, Conversation, _quote, event_context, make_env
 from arena.players.random import RandomPlayer
 from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
@@ -70,15 +71,15 @@ def facts(view: View, me: str) -> list[tuple[str, Any]]:
     for i, event in enumerate(events):
         before = events[i - 1] if i else None
         after = events[i + 1] if i + 1 < len(events) else None
-        said = event.type == "speech" and event.data.get("kind") != "channel"  # (a night's words: its own stretch)
+        said = event.type == "speech" and event.data.get("kind") != "channel"
         if said and event.data.get("kind") in SPOKEN:  # who spoke, and in what turn: the n-th speech of its kind
             key = ("You" if event.actor == me else str(event.actor), str(event.data["kind"]))
             spoken[key] = spoken.get(key, 0) + 1
             out.append(("spoke", (*key, spoken[key])))
-        if said and event.day >= today and event.data.get("text"):
+        if event.type == "speech" and event.day >= today and event.data.get("text"):  # the mafia channel's too
             out.append(("words", event.data["text"]))
         thought = event.data["action"].thought if event.type == "action" else None
-        if thought and event.day >= today and event.phase not in NIGHT_PHASES:  # (a night's: folded with it)
+        if thought and event.day >= today:
             out.append(("words", thought))
         if event.type == "action" and event.actor == me:
             rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
@@ -366,7 +367,7 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
     messages), a game whose seats know nothing stops at the first refusal; told ``?context=``, each
     seat folds its history to a record of the game so far whenever a prompt would not fit, and the
     game is played to its end (and a seat's record still carries every fact: test above). The seats
-    keep the full history (folded by day and stretch, this short game's prompts may never reach the limit)."""
+    keep the full history (folded into a record, this short game's prompts may never reach the limit)."""
     code, cut = _small(tmp_path / "blind", "&history=full")
     assert code == 1 and "over the model's context" in cut.summary["aborted"]
     err = capsys.readouterr().err

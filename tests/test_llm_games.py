@@ -167,7 +167,7 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
             common_prefix(a, b) / len(b)
             for seq in prompts.values()
             for a, b in pairwise(seq)
-            if not within_days or b.startswith(a)  # a fold (a day's or a stretch's first call) starts again by design
+            if not within_days or b.startswith(a)  # a folded call starts again after the system prompt, by design
         ]
         return sum(shares) / len(shares)
 

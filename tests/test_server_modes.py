@@ -189,7 +189,7 @@ class SmallContextServer(FakeModelServer):
 def test_a_prompt_over_the_context_stops_the_game_and_it_resumes_with_room(tmp_path, capsys):
     """The first prompt over the server's context stops the game at once, saying what to do (the
     seat's history only grows: each later call would be refused too); with room, it resumes. The seats
-    keep the full history: folded by day and stretch, this short game's prompts may never reach the limit."""
+    keep the full history: folded into a record, this short game's prompts may never reach the limit."""
     with SmallContextServer(seed=2) as server:
         assert play(tmp_path, f"openai:m@{server.openai_url}?history=full") == 1
         err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]

@@ -200,7 +200,8 @@ STATED = frozenset({"speak", "verdict", "vote"})
 
 def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The record without the seat's own kill answer when its pointing on the mafia channel, next,
-    states the same move ("Your answer: a kill of Cid." then "On the mafia channel you pointed at Cid.")."""
+    states the same move ("Your answer: a kill of Cid." then "On the mafia channel you pointed at Cid.");
+    a thought of today's that went with it stays, the answer unsaid."""
     out = []
     for i, e in enumerate(events):
         action = e["data"].get("action") if e["type"] == "action" else None
@@ -208,6 +209,8 @@ def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             later = next((x for x in events[i + 1 :] if x["mine"] and x["type"] in ("speech", "action")), None)
             channel = later is not None and later["type"] == "speech" and later["data"].get("kind") == "channel"
             if channel and later["data"].get("target") == action.get("target"):  # type: ignore[index]
+                if action.get("thought"):
+                    out.append({**e, "stated": True})
                 continue
         out.append(e)
     return out
