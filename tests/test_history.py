@@ -349,8 +349,9 @@ def test_folded_seats_keep_tools_and_system_fixed_and_most_of_each_prompt_cached
         cached += sum(p.usage.cached_tokens for p in players)
         prompt += sum(p.usage.input_tokens for p in players)
         folds += sum(r["prompt"]["shared_messages"] == 0 and r["day"] >= 2 for p in players for r in p.calls)
-    # cove's days are a few calls each, so its fold calls weigh more: 0.848 here, 0.881 in docs/llm.md's table
-    assert cached / prompt >= (0.80 if variant == "cove" else 0.85) and folds, (cached / prompt, folds)
+    # cove's days are a few calls each, so its fold calls weigh more: 0.864 here (0.806 on the games of an
+    # earlier wording: the stand-in's games follow the prompts' bytes), 0.791 in docs/llm.md's table
+    assert cached / prompt >= (0.84 if variant == "cove" else 0.85) and folds, (cached / prompt, folds)
 
 
 def _small(tmp_path, spec_extra: str):
