@@ -531,7 +531,8 @@ class Conversation:
         if squeeze:
             record: str | None = self.fold(view, events, now=True)
         else:
-            record = self.fold(view, events) if self.history == "days" else None
+            # a question asked again (after a rejection) is appended: the retry's words lean on the question before
+            record = self.fold(view, events) if self.history == "days" and feedback is None else None
             if record is not None:
                 events = [e for e in view.events if e.day >= self.period and e.seq >= self.mark]
         self.kept = len(self.messages)
@@ -623,7 +624,7 @@ class Conversation:
         """
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
         if not now:
-            if not any(e.type not in UNRECORDED for e in new):  # nothing new but a rejection: asked again, appended
+            if not any(e.type not in UNRECORDED for e in new):  # nothing new (a rejection: asked again, appended)
                 return None
             first = self.period < 0 and not self.messages
             # the whole day so far joins the record, this call's news too: at the next fold the record
