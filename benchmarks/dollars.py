@@ -7,7 +7,7 @@ request shares with one of the seat's recent requests, from 1 024 tokens on; eve
 speech it answers is as long as its bound (200 and 600 characters: the answers read back are as
 long as the output priced; ``--short-answers``: its own short ones). Full and days are measured on
 the same game: full-history seats play it, and beside each a ``history = "days"`` twin (the game
-folded into a record at each new day and each of a day's trials, docs/llm.md) builds the request
+folded into a record at every call with news, docs/llm.md) builds the request
 it would send at the same decision; then the days seats play their own game on the same seed
 (its rulings: the days rows' rejections and forfeits).
 
@@ -154,6 +154,9 @@ class Shadow:
 PARTS = ("tools and system", "record", "rest of the history", "newest message")
 #: the record's first words (blocks/record.j2): a folded seat's first message opens with them
 RECORD = ("The game's record, as the moderator keeps it", "The game so far, as the moderator's record")
+#: the line that closes a fold's record (how many of its last entries are news), and where a record
+#: folded to fit a server's context ends (the news after it)
+RECORD_ENDS = ("\n(New since your last turn: ", "\n\nSince your last turn")
 
 
 def split(text: str, body: dict[str, Any]) -> list[int]:
@@ -163,8 +166,11 @@ def split(text: str, body: dict[str, Any]) -> list[int]:
     fixed = text.index(system) + len(system)
     record = fixed
     first = messages[1]["content"] if len(messages) > 1 and isinstance(messages[1]["content"], str) else ""
-    if first.startswith(RECORD) and "\n\nSince your last turn" in first:
-        record = fixed + len("\nuser: ") + first.index("\n\nSince your last turn")
+    ends = [first.find(mark) for mark in RECORD_ENDS]
+    if first.startswith(RECORD) and max(ends) >= 0:
+        note, news = ends
+        end = first.find("\n", note + 1) if note >= 0 else news  # the note's line is the record's
+        record = fixed + len("\nuser: ") + (end if end >= 0 else len(first))
     newest = max(text.rfind("\nuser: "), record)
     return [fixed, record, newest, len(text)]
 

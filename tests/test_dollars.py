@@ -238,6 +238,12 @@ def test_the_dollars_table_prices_each_answer_at_its_decisions_bounds_and_splits
     fixed, kept, rest, end = dollars.split(text, body)
     assert text[:fixed].endswith("You are playing Mafia.") and text[fixed:kept].strip().endswith("before day 2.)")
     assert text[rest:] == "\nuser: Since your last turn:\n- P3 spoke.\n\nYour turn." and end == len(text)
+    # a fold at a call with news: the record closes with the note of its news, the question after it
+    today = "\n\nToday so far, …:\n- Day 2 begins.\n(New since your last turn: the last 2 entries above.)"
+    folded = {**body, "messages": [body["messages"][0], {"role": "user", "content": record + today + "\n\nYour turn."}]}
+    text = prompt_text("openai", folded)
+    fixed, kept, rest, end = dollars.split(text, folded)
+    assert text[fixed:kept].strip().endswith("entries above.)") and text[kept:] == "\n\nYour turn." and rest == kept
     tally = dollars.Tally()
     dollars.count([{"player": "Ann", "output": 75, **body}], tally)
     assert tally.output == 75 and sum(sum(v) for v in tally.parts.values()) == pytest.approx(tally.prompt, abs=4)

@@ -134,7 +134,13 @@ def test_model_seats_fork_without_calls_and_replay_exactly(tmp_path):
         steps = boundaries(parent)
         newcomer = model_specs(server, seats_of(VARIANTS["classic"]))["P1"]
         compared = newcomer_played = 0
-        for n, step in enumerate((steps[3], steps[len(steps) // 2])):
+
+        def kept_asked(step: Any) -> bool:  # a kept model seat is asked (the game's course follows the prompts' bytes)
+            return any(c["player"] in ("P2", "P3") and c["call"].get("request") in step.requests for c in parent.calls)
+
+        early = next(s for s in steps[3:] if kept_asked(s))
+        middle = next(s for s in steps[len(steps) // 2 :] if kept_asked(s))
+        for n, step in enumerate((early, middle)):
             before = len(game_calls(server.log))
             resumed = fork(
                 parent_path, str(step.requests[0]), {"P1": "bot", "P5": newcomer},
@@ -143,8 +149,8 @@ def test_model_seats_fork_without_calls_and_replay_exactly(tmp_path):
             assert len(game_calls(server.log)) == before  # rebuilding called nobody
             answered = [e for e in parent.events[: step.events] if e["type"] == "action" and e.get("actor") == "P5"]
             seat = resumed.players["P5"]
-            if seat.profile.history == "days" and answered:  # earlier days and today's stretches: in the record
-                mark = seat.conversation.mark  # the accusation or trial's end the current stretch starts after
+            if seat.profile.history == "days" and answered:  # the game before its latest fold: in the record
+                mark = seat.conversation.mark  # where the news after the latest fold start (its answers since: retries)
                 answered = [e for e in answered if e["day"] == answered[-1]["day"] and e["seq"] >= mark]
             history = seat.conversation.messages
             assert len([m for m in history if m["role"] == "assistant"]) == len(answered)  # the recorded answers, as its own

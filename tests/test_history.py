@@ -1,10 +1,11 @@
-"""A model seat's history folded by day (profile ``history = "days"``, docs/llm.md): at every decision
-of bot-played games of every variant, each fact of the seat's view that the full prompt carries —
-deaths and cards, votes by name, accusations and nominations, claims, checks, partners, scores —
-is found, unchanged, in the folded prompt, and so is every word said today and every thought of the
-seat's today; within a stretch of a day the folded prompt only grows (its prefix stays cacheable),
-and it is rebuilt at a new day and after an accusation or a trial's start or end; a resumed game
-with folded seats sends the same prompts as the uninterrupted one."""
+"""A model seat's history folded into a record (profile ``history = "days"``, docs/llm.md): at every
+decision of bot-played games of every variant, each fact of the seat's view that the full prompt
+carries — deaths and cards, votes by name, who spoke, accusations and nominations, claims, checks,
+partners, scores — is found, unchanged, in the folded prompt, and so is every word said today (the
+mafia channel's too) and every thought of the seat's today; every call with news is folded, and
+within a day each record starts with the previous one byte for byte (its prefix stays cacheable,
+on Anthropic as whole blocks); a resumed game with folded seats sends the same prompts as the
+uninterrupted one."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 from arena.engine import DecisionRequest, Event, View, dump_action
 from arena.players.base import SyncPlayer
 from arena.players.bot.player import BotPlayer
-from arena.players.llm.prompt import BOUNDARIES, MOVE_EVENTS, NIGHT_PHASES, Conversation, _quote, event_context, make_env
+from arena.players.llm.prompt import BOUNDARIES, MOVE_EVENTS, Conversation, _quote, event_context, make_env
 from arena.players.random import RandomPlayer
 from arena.run.orchestrator import run_sync
 from arena.variants import VARIANTS
@@ -33,8 +34,16 @@ SAME_SENTENCE = frozenset({
 #: events whose sentence ends with a reminder of the rules (what comes next), left out of the record
 RULE_TAIL = {"charged": ": the defence comes next", "cleared": "; the discussion goes on", "spared": "; the discussion goes on"}
 #: the heading of today's part of the record (folded after an accusation or a trial's start or end)
-TODAY = "Today until the latest accusation or trial"
+TODAY = "Today so far, as the record keeps it"
+#: what the Twins count: folds, folds whose record grew the previous one, news notes checked, facts, prompt sizes
+COUNTS = ("folds", "grown", "news", "checked", "in_full", "chars_full", "chars_days")
+#: the note after the record of a fold that says how many of its last entries are news to the seat
+NEWS = "\n(New since your last turn: the last "
 CLAIM = re.compile(r"\[claim: [^\]]*\]")
+#: the speeches whose speaker is said in words, by kind ("P3 (in their defence) says:", "P3 spoke (in their defence).")
+SPOKEN = {
+    "discussion": "in the discussion", "defence": "in their defence", "floor": "given the floor", "last_words": "last words",
+}  # fmt: skip
 
 
 def sentence(event: Event, me: str, before: Event | None = None) -> str:
@@ -58,14 +67,19 @@ def facts(view: View, me: str) -> list[tuple[str, Any]]:
     events = list(view.events)
     answer = ""  # the seat's latest answer as the record says it ("a handshake offer")
     today = max((e.day for e in events if e.type in BOUNDARIES), default=0)  # (cove: its night opens the day)
+    spoken: dict[tuple[str, str], int] = {}  # how often each player has spoken so far, by kind of speech
     for i, event in enumerate(events):
         before = events[i - 1] if i else None
         after = events[i + 1] if i + 1 < len(events) else None
-        said = event.type == "speech" and event.data.get("kind") != "channel"  # (a night's words: its own stretch)
-        if said and event.day >= today and event.data.get("text"):
+        said = event.type == "speech" and event.data.get("kind") != "channel"
+        if said and event.data.get("kind") in SPOKEN:  # who spoke, and in what turn: the n-th speech of its kind
+            key = ("You" if event.actor == me else str(event.actor), str(event.data["kind"]))
+            spoken[key] = spoken.get(key, 0) + 1
+            out.append(("spoke", (*key, spoken[key])))
+        if event.type == "speech" and event.day >= today and event.data.get("text"):  # the mafia channel's too
             out.append(("words", event.data["text"]))
         thought = event.data["action"].thought if event.type == "action" else None
-        if thought and event.day >= today and event.phase not in NIGHT_PHASES:  # (a night's: folded with it)
+        if thought and event.day >= today:
             out.append(("words", thought))
         if event.type == "action" and event.actor == me:
             rendered = make_env().get_template("blocks/observations.j2").render(events=[event_context(event, me)], me=me)
@@ -93,8 +107,35 @@ def facts(view: View, me: str) -> list[tuple[str, Any]]:
     return out
 
 
+def speeches(text: str, who: str, kind: str) -> int:
+    """How many speeches of ``kind`` by ``who`` ("You": the seat) a prompt says: one a line ("- P3 (in
+    their defence) says:", "- You spoke in your defence.", the record's "- P3 spoke (in their defence)."),
+    or a name in the record's run of speeches that said only who spoke ("- Spoke in turn (in their own
+    defence): P3, you and P5.")."""
+    how = SPOKEN[kind]
+    mine = who == "You"
+    own = how.replace("their", "your")
+    forms = (f"- You spoke ({own})", f"- You spoke {own}") if mine else (f"- {who} spoke ({how})", f"- {who} ({how})")
+    run = f"- Spoke in turn ({how.replace('their', 'their own')}): "
+    if kind == "discussion":  # the record names every kind of speech but the discussion's: "- P3 spoke [claim: …]."
+        run = "- Spoke in turn: "
+    unnamed = f"- {who} spoke"
+    count = 0
+    for line in text.splitlines():
+        rest = line[len(unnamed) :] if line.startswith(unnamed) and kind == "discussion" else None
+        if line.startswith(forms) or (rest is not None and (rest[:1] in (".", ",", ":") or rest[:2] == " [")):
+            count += 1
+        elif line.startswith(run):
+            names = re.split(r", | and ", line[len(run) :].rstrip("."))
+            count += names.count("you" if mine else who)
+    return count
+
+
 def found(fact: tuple[str, Any], text: str) -> bool:
     kind, value = fact
+    if kind == "spoke":
+        who, speech, nth = value
+        return speeches(text, who, speech) >= nth
     if kind == "sentence":
         return value in text
     if kind in ("claim", "move"):
@@ -115,14 +156,31 @@ class Twin(SyncPlayer):
         self.inner = BotPlayer(name, seed) if seed % 2 else RandomPlayer(name, seed)
         self.full, self.days, self.log = full, days, log
         self.previous = ""
+        self.record = (-1, "")  # the day (McKay: hand) of the latest fold, and its record up to the news' note
 
     def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        news = view.events[self.days.seen :]
         for conv in (self.full, self.days):
             conv.ask(request, view, feedback, "", fixed=True)
         whole, folded = self.full.serialized(), self.days.serialized()
         if self.days.kept == 0 and self.previous:
             self.log["folds"] += 1
-            self.log["records"].append(self.days.messages[0]["content"])
+            text = self.days.messages[0]["content"]
+            self.log["records"].append(text)
+            said = [  # (a McKay move of the seat's own is said by its answer's line)
+                e for e in news
+                if e.type in SAME_SENTENCE and e.type not in ("lot", "channel_result")
+                and not (e.type in MOVE_EVENTS.values() and e.actor == self.name)
+            ]  # fmt: skip
+            if said and NEWS in text:  # the entries the note counts as news hold the first news the record says
+                count = text.split(NEWS, 1)[1].split()[0]
+                last = text.split(NEWS, 1)[0].split("\n- ")[-(1 if count == "entry" else int(count)) :]
+                assert sentence(said[0], self.name) in "\n- ".join(last), (sentence(said[0], self.name), last)
+                self.log["news"] += 1
+            if self.record[0] == self.days.period:  # within a day the record only grows: the previous one is cached
+                assert text.startswith(self.record[1]), f"{self.name}: the record changed within day {request.day}"
+                self.log["grown"] += 1
+            self.record = (self.days.period, text.split(NEWS, 1)[0] if NEWS in text else "")
         else:
             assert folded.startswith(self.previous), f"{self.name}: the folded prompt changed within day {request.day}"
         for fact in facts(view, self.name):
@@ -145,7 +203,7 @@ class Twin(SyncPlayer):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_the_folded_history_keeps_every_fact(variant):
     cls = VARIANTS[variant]
-    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    log: dict[str, Any] = {"records": [], **dict.fromkeys(COUNTS, 0)}
     boundaries = 0
     for seed in (1, 2, 3, 4):
         seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
@@ -164,7 +222,7 @@ def test_the_folded_history_keeps_every_fact(variant):
         run_sync(game, players)
         boundaries += sum(1 for e in game.log if e.type in ("day", "hand") and e.day > 1)
     assert log["in_full"] == log["checked"], f"in neither prompt (the fact list is wrong): {log.get('missing', [])[:5]}"
-    assert log["in_full"] > 100 and log["folds"] > 0 and boundaries > 0
+    assert log["in_full"] > 100 and log["folds"] > 0 and log["grown"] > 0 and log["news"] > 0 and boundaries > 0
     assert log["chars_days"] < log["chars_full"]
     for record in log["records"]:  # the record reads as the rest of the prompt does
         for line in _plain_part(record).splitlines():
@@ -173,38 +231,38 @@ def test_the_folded_history_keeps_every_fact(variant):
                 assert not pattern.search(line), f"{what} in: {line}"
 
 
-def test_a_fold_happens_at_a_new_day_or_a_trial_end_and_keeps_the_current_day_word_for_word():
+def test_every_call_with_news_folds_the_day_so_far_into_the_record_with_its_words():
+    """Every call with news is folded: the earlier days without their words, today so far with every
+    speech quoted, the count of the last entries that are news to the seat, then the question (no
+    "Since your last turn" after a fold, no reminder of what comes next in the record)."""
     cls = VARIANTS["classic"]
     seats = [f"P{i}" for i in range(1, 10)]
     game = cls(seats, {}, seed=1)  # four days, five trials ended by a failed vote
     options = game.options.model_dump(mode="json")
-    log: dict[str, Any] = {"folds": 0, "checked": 0, "in_full": 0, "chars_full": 0, "chars_days": 0, "records": []}
+    log: dict[str, Any] = {"records": [], **dict.fromkeys(COUNTS, 0)}
     convs = {n: Conversation(n, "classic", options, "tools", make_env(), history="days") for n in seats}
     players = {n: Twin(n, 7, Conversation(n, "classic", options, "tools", make_env()), convs[n], log) for n in seats}
     run_sync(game, players)
-    days = max(e.day for e in game.log)
-    assert days >= 2
+    assert max(e.day for e in game.log) >= 2
     for name, conv in convs.items():
         seen_days = {e.day for e in game.log if e.type == "day" and e.visible_to(name)}
         assert conv.period == max(seen_days | {0}) or conv.period < max(seen_days)  # dead seats stop early
-    trials = 0
+    later = 0
     for folded in log["records"]:
-        record, _, now = folded.partition("Since your last turn:")
-        earlier, _, today = record.partition(f"{TODAY}, as the record keeps it, with the words said and your thoughts:")
+        assert "Since your last turn:" not in folded  # the news is in the record's last entries
+        record, note, question = folded.partition(NEWS)
+        assert note and re.match(r"(entry|\d+ entries) above\.\)\n\n", question), folded
+        news = 1 if question.startswith("entry") else int(question.split()[0])
+        entries = [line for line in record.splitlines() if line.startswith("- ")]
+        assert 1 <= news <= len(entries)
+        assert record.startswith("The game's record, as the moderator keeps it") and "Day 1 begins" in record
+        earlier, _, today = record.partition(f"{TODAY}, with the words said and your thoughts:")
         assert "<speech" not in earlier  # the words of earlier days are left out
-        if today:  # folded after a trial's end: today from its start, every speech quoted, then the trial's end
-            trials += 1
-            assert today.lstrip().startswith("- Day ") and "<speech from=" in today
-            first = now.lstrip().splitlines()[0]  # the stretch after it opens with the accusation or the trial's end
-            assert first.startswith(("- P", "- You accuse", "- You are")), first
-            ended = ("accuse", "accuses", "is cleared;", "are cleared;", "is spared;", "are spared;")
-            assert any(f" {word} " in first + " " for word in ended), first
-            assert "the discussion goes on" not in today and "the defence comes next" not in today
-        else:  # folded at a new day: the earlier days (from day 1), then the current day from its start, word for word
-            assert earlier.startswith("The game's record, as the moderator keeps it") and "Day 1 begins" in earlier
-            assert "\n(The record above is the game before day " in earlier
-            assert now.lstrip().startswith("- Day ")
-    assert trials and trials < len(log["records"])
+        assert today.lstrip().startswith("- Day ")
+        assert "the discussion goes on" not in today and "the defence comes next" not in today
+        if "(The record above is the game before day " in earlier:
+            later += 1
+    assert later and log["grown"] > len(log["records"]) / 2  # most folds extend the day's previous record
 
 
 def test_history_is_a_profile_option_and_reaches_the_conversation():
@@ -216,7 +274,7 @@ def test_history_is_a_profile_option_and_reaches_the_conversation():
     assert default.conversation.history == "days"  # shown to lose no fact (above), and cheaper (docs/llm.md)
 
 
-@pytest.mark.parametrize("extra", ["", "&context=6000&max_tokens=256"])
+@pytest.mark.parametrize("extra", ["", "&context=4500&max_tokens=256"])
 def test_a_resume_across_a_day_boundary_sends_the_same_prompts(tmp_path, monkeypatch, extra):
     """A classic game of folded model seats killed in day 2 or later and resumed: the stand-in
     receives exactly the prompts of the uninterrupted game (a seat's record is rebuilt byte for byte),
@@ -291,7 +349,8 @@ def test_folded_seats_keep_tools_and_system_fixed_and_most_of_each_prompt_cached
         cached += sum(p.usage.cached_tokens for p in players)
         prompt += sum(p.usage.input_tokens for p in players)
         folds += sum(r["prompt"]["shared_messages"] == 0 and r["day"] >= 2 for p in players for r in p.calls)
-    # cove's days are a few calls each, so its fold calls weigh more: 0.848 here, 0.881 in docs/llm.md's table
+    # cove's days are a few calls each, so its fold calls weigh more: 0.864 here (0.806 on the games of an
+    # earlier wording: the stand-in's games follow the prompts' bytes), 0.791 in docs/llm.md's table
     assert cached / prompt >= (0.84 if variant == "cove" else 0.85) and folds, (cached / prompt, folds)
 
 
@@ -309,7 +368,7 @@ def test_a_server_seat_told_its_context_folds_to_fit_and_the_game_ends_by_the_ru
     messages), a game whose seats know nothing stops at the first refusal; told ``?context=``, each
     seat folds its history to a record of the game so far whenever a prompt would not fit, and the
     game is played to its end (and a seat's record still carries every fact: test above). The seats
-    keep the full history (folded by day and stretch, this short game's prompts may never reach the limit)."""
+    keep the full history (folded into a record, this short game's prompts may never reach the limit)."""
     code, cut = _small(tmp_path / "blind", "&history=full")
     assert code == 1 and "over the model's context" in cut.summary["aborted"]
     err = capsys.readouterr().err
@@ -490,3 +549,47 @@ def test_a_seat_learns_the_context_a_sibling_was_refused_from_its_first_call_not
         player.learn_recorded(calls)
         assert player.profile.context == 4096
     assert (mia._fit_from, edi._fit_from) == (27, 21)
+
+
+def test_anthropic_reads_the_previous_record_back_as_whole_blocks():
+    """Anthropic caches whole blocks: a folded record is sent as blocks cut where the day's earlier
+    folds' records ended, its last one the cache breakpoint, so each fold's blocks start with the
+    previous fold's record blocks byte for byte and the next call reads them back from the cache."""
+    from arena.players.llm.providers import AnthropicBackend
+
+    class Seat(SyncPlayer):
+        def __init__(self, name: str, seed: int, conv: Conversation, log: dict[str, int]) -> None:
+            super().__init__(name)
+            self.inner, self.conv, self.log, self.before = BotPlayer(name, seed), conv, log, (-1, [])
+
+        def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+            self.conv.ask(request, view, feedback, "", fixed=True)
+            body = AnthropicBackend.history(self.conv.messages)
+            marks = [b for turn in body for b in turn["content"] if "cache_control" in b]
+            assert len(marks) <= 3  # with the system block's, Anthropic's limit of four
+            if self.conv.kept == 0 and "cuts" in self.conv.messages[0]:
+                blocks = [b["text"] for b in body[0]["content"]]
+                record = blocks[: next(i for i, b in enumerate(body[0]["content"]) if "cache_control" in b) + 1]
+                assert "".join(record) == self.conv.recorded and not blocks[len(record)].startswith("- ")
+                period, before = self.before
+                if period == self.conv.period and before:
+                    assert blocks[: len(before)] == before, "the previous record is not among this fold's blocks"
+                    self.log["read back"] += 1
+                self.before = (self.conv.period, record)
+            action = self.inner.decide_now(request, view, feedback)
+            text = json.dumps(dump_action(action))
+            self.conv.answer(text, {"id": f"c{request.id}", "name": action.kind, "arguments": text})
+            return action
+
+    log = {"read back": 0}
+    for variant in ("classic", "village"):
+        cls = VARIANTS[variant]
+        seats = [f"P{i}" for i in range(1, cls.default_players + 1)]
+        game = cls(seats, {}, seed=2)
+        options = game.options.model_dump(mode="json")
+        players = {
+            n: Seat(n, 3 + i, Conversation(n, variant, options, "tools", make_env(), history="days"), log)
+            for i, n in enumerate(seats)
+        }
+        run_sync(game, players)
+    assert log["read back"] > 20

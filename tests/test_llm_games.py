@@ -144,8 +144,8 @@ def test_hidden_information_never_reaches_a_prompt(played):
 
 def test_prefix_reuse_in_a_nine_player_classic_game(played):
     """Each call's prompt starts with the previous call's whole prompt (append-only history), but a
-    seat's first call of a day or after a trial's end, which starts again after the system prompt
-    with the record (history = days)."""
+    folded call (history = days: every call with news, not a question asked again after a
+    rejection), which starts again after the system prompt with the record, today's included."""
     game, players, _ = played["classic"]
     assert len(game.seats) == 9
     by_player: dict[str, list[str]] = {}
@@ -167,7 +167,7 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
             common_prefix(a, b) / len(b)
             for seq in prompts.values()
             for a, b in pairwise(seq)
-            if not within_days or b.startswith(a)  # a fold (a day's or a stretch's first call) starts again by design
+            if not within_days or b.startswith(a)  # a folded call starts again after the system prompt, by design
         ]
         return sum(shares) / len(shares)
 
@@ -180,16 +180,15 @@ def test_prefix_reuse_in_a_nine_player_classic_game(played):
         f"(player's own measure {sum(recorded) / len(recorded):.1%}); counting tool definitions first: "
         f"{share_tools:.1%}; simulated provider cache hit rate {hit:.1%}"
     )
-    # the mean with the folds counted follows the game's length and its trials (so the stand-in's
-    # answers, so the prompts' bytes): 84-85% on this game, a fold at every accusation or trial
-    # starting again after the earlier days' record; within a stretch each prompt is almost all the
-    # previous one (93%)
+    # the mean with the folds counted follows the game's length (so the stand-in's answers, so the
+    # prompts' bytes): 88.5% on this game, a fold's record being the previous one's and the lines
+    # since; a question asked again (appended) is almost all the previous prompt
     assert share >= 0.80 and mean_share(by_player, within_days=True) >= 0.90
     folds = [r for p in players.values() for r in p.calls[1:] if r["prompt"]["shared_messages"] == 0]
     assert all(r["prompt"]["prefix_share"] > 0 for p in players.values() for r in p.calls[1:] if r not in folds), (
-        "every call after the first extends the previous prompt, but the first of a day or after a trial's end"
+        "every call after the first extends the previous prompt, but a folded one"
     )
-    trial = "Today until the latest accusation or trial"
+    trial = "Today so far, as the record keeps it"
     assert all(r["try"] == 1 and (r["day"] >= 2 or trial in json.dumps(r["prompt"]["new_messages"])) for r in folds)
     assert any(trial in json.dumps(r["prompt"]["new_messages"]) for r in folds)
 

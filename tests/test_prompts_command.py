@@ -98,13 +98,18 @@ def test_a_bot_seat_shows_what_a_model_would_have_been_sent(tmp_path, capsys):
     events = read_transcript(path).events
     decisions = sum(1 for e in events if e.get("actor") == "Bob" and e["type"] in ("action", "forfeit", "rejected"))
     assert text.count("=== Bob: call ") == decisions > 1
-    answered = []  # the decisions whose request carries Bob's answer before (not the first of a stretch: folded)
+    answered = []  # the decisions whose request carries Bob's answer before: as its tool call, or in the record (folded)
+    own = ("\n- Your thought: ", "\n- You spoke", "\n- Your answer: ")
     for number in range(2, decisions + 1):
         anthropic = _out(capsys, str(path), "--seat", "Bob", "--decision", str(number), "--model", "anthropic:claude-x", "--json")
         (body,) = [json.loads(line) for line in anthropic.splitlines()]
         assert body["model"] == "claude-x" and body["system"][0]["text"].startswith("You are playing Mafia")
-        assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
-        answered += [number] if any(b.get("type") == "tool_use" for m in body["messages"] for b in m["content"]) else []
+        newest = body["messages"][-1]["content"]  # its last block a breakpoint, or (a fold) its record's last block
+        marks = [i for i, block in enumerate(newest) if block.get("cache_control") == {"type": "ephemeral"}]
+        assert marks and (marks[-1] == len(newest) - 1 or newest[marks[-1] + 1]["text"].startswith(("\n(New since", "\n\n")))
+        blocks = [b for m in body["messages"] for b in m["content"]]
+        called = any(b.get("type") == "tool_use" for b in blocks)
+        answered += [number] if called or any(line in b.get("text", "") for b in blocks for line in own) else []
     assert answered, "no request carries an earlier answer of Bob's"
 
 

@@ -547,13 +547,15 @@ def tournament_rows(database: Path) -> Any:
 
 
 # Where the endpoint dies (its calls counted with each run's endpoint check), in the first game (one
-# bot, five model seats, day 1 only) or the second (one model seat, three days). 7, 10: day 1's belief
+# bot, five model seats, three days) or the second (one model seat, three days). 7, 10: day 1's belief
 # questions, asked beside the first speeches, partly answered (day 1 is the day the game starts in: the
 # rebuild never showed it to the probe, so the resumed run asked all of them again); 20: the charge
-# vote's simultaneous ballots; 27: the second game's first calls, its belief question lost in the
-# outage (never asked again, so a belief row was missing); 38: the same on its day 2; -4: four calls
-# before the end, the last day's ballots.
-@pytest.mark.parametrize("fail_after", [7, 10, 20, 27, 38, -4])
+# vote's simultaneous ballots; 75: the second game's first calls, its belief question lost in the
+# outage (never asked again, so a belief row was missing); 83: the same on its day 2; -4: four calls
+# before the end, the last day's ballots. The games follow the prompts' bytes (the stand-in's answers):
+# a cut where the outage's forfeits end the first game before three calls in a row are given up (27,
+# with the prompts of history = days folded at every call) lets that game finish as played.
+@pytest.mark.parametrize("fail_after", [7, 10, 20, 75, 83, -4])
 def test_a_tournament_game_whose_endpoint_died_is_resumed_not_replayed(tmp_path, uncut, fail_after):
     """The endpoint dies mid-game: the game fails (its transcript aborted). The next run resumes it:
     it sends only the calls the first try had not made (no prompt answered before the cut is sent

@@ -189,7 +189,7 @@ class SmallContextServer(FakeModelServer):
 def test_a_prompt_over_the_context_stops_the_game_and_it_resumes_with_room(tmp_path, capsys):
     """The first prompt over the server's context stops the game at once, saying what to do (the
     seat's history only grows: each later call would be refused too); with room, it resumes. The seats
-    keep the full history: folded by day and stretch, this short game's prompts may never reach the limit."""
+    keep the full history: folded into a record, this short game's prompts may never reach the limit."""
     with SmallContextServer(seed=2) as server:
         assert play(tmp_path, f"openai:m@{server.openai_url}?history=full") == 1
         err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("arena: error:")]
@@ -278,7 +278,8 @@ def test_a_calls_seconds_leave_out_the_arenas_own_queue(tmp_path, capsys):
 
     with SlowServer(0.1, seed=3) as server:
         began = time.perf_counter()
-        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools") == 0
+        # game seed 5: votes, seats asked together (the stand-in's answers, so the game's course, follow the prompts' bytes)
+        assert play(tmp_path, f"openai:m@{server.openai_url}?structured=tools", "--seed", "5") == 0
         wall = time.perf_counter() - began
     out = capsys.readouterr().out
     calls = [c["call"] for c in transcript(tmp_path).calls if c["call"].get("outcome") == "ok"]

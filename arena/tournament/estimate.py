@@ -34,17 +34,17 @@ OUTPUT_WORDS = "output at each decision's bound"
 #: (docs/llm.md, Dollars)
 SEAT_GAME: dict[tuple[str, str], tuple[int, int, float, float, float, float]] = {
     ("classic", "full"): (9, 0, 35.1, 456_981, 0.958, 133),
-    ("classic", "days"): (9, 0, 35.1, 171_023, 0.871, 133),
+    ("classic", "days"): (9, 0, 35.1, 162_408, 0.879, 133),
     ("cove", "full"): (10, 0, 9.1, 49_821, 0.876, 157),
-    ("cove", "days"): (10, 0, 9.1, 34_833, 0.820, 157),
+    ("cove", "days"): (10, 0, 9.1, 30_040, 0.791, 157),
     ("village", "full"): (11, 0, 18.5, 282_989, 0.934, 174),
-    ("village", "days"): (11, 0, 18.5, 113_869, 0.809, 174),
+    ("village", "days"): (11, 0, 18.5, 106_024, 0.815, 174),
     ("duel", "full"): (2, 12, 29.5, 269_643, 0.941, 225),
-    ("duel", "days"): (2, 12, 29.5, 102_341, 0.855, 225),
+    ("duel", "days"): (2, 12, 29.5, 95_632, 0.831, 225),
     ("duel3", "full"): (3, 6, 21.2, 184_599, 0.923, 225),
-    ("duel3", "days"): (3, 6, 21.2, 87_957, 0.849, 225),
+    ("duel3", "days"): (3, 6, 21.2, 78_674, 0.819, 225),
     ("trio", "full"): (3, 6, 89.1, 2_479_478, 0.979, 222),
-    ("trio", "days"): (3, 6, 89.1, 767_038, 0.932, 222),
+    ("trio", "days"): (3, 6, 89.1, 576_774, 0.902, 222),
 }
 #: games until_decided needed on classic 9 (docs/tournaments.md): a clear difference, two close models
 LIKELY_GAMES = (18, 2220)

@@ -9,11 +9,13 @@ appended as it was given: a tool call (whose result, "accepted" or the rejection
 user turn) or the JSON text. Nothing earlier is ever re-rendered, so every call's prompt starts
 with the previous call's whole prompt and providers can serve it from their prefix cache.
 
-With ``history = "days"`` (a profile option, the default) that holds within a day: at a seat's
-first call of a new day (McKay: hand) the messages of the days before are replaced by a record of
-their facts in a fixed format (``blocks/record.j2``, :meth:`Conversation.fold`), and the day goes
-on append-only from there — one cache write per seat per day instead of a prompt that grows with
-the whole game. The record is built from the view alone, so a resumed seat rebuilds it byte for byte.
+With ``history = "days"`` (a profile option, the default) the messages are instead replaced, at
+each call with news, by one record (``blocks/record.j2``, :meth:`Conversation.fold`): the earlier
+days' facts in a fixed format, today so far with its words, then the question. The record only
+grows within a day, so each prompt's record is the previous one's and more: one cache write per
+seat of each line new, and at a new day of the day before without its words, instead of a prompt
+that grows with the whole game. The record is built from the view alone, so a resumed seat
+rebuilds it byte for byte.
 
 Messages are kept in one neutral form (``{"role", "content"}``, plus ``call`` on an assistant turn
 that called a tool and ``result`` on the user turn after it); each provider adapter renders
@@ -194,15 +196,12 @@ UNRECORDED = frozenset({"rejected"})
 #: the seat's own answers the record leaves out because a public event states them (its speeches; its
 #: votes, named in every vote's result)
 STATED = frozenset({"speak", "verdict", "vote"})
-#: events that open a new stretch of a day: an accusation (classic: a trial starts at once), a trial's start
-#: (village) and its end (classic: cleared, spared; village: acquitted). With ``history = "days"`` the day
-#: up to the newest one is folded too, every speech's words and the seat's thoughts kept
-STRETCHES = frozenset({"accusation", "trial", "cleared", "spared", "acquitted"})
 
 
 def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The record without the seat's own kill answer when its pointing on the mafia channel, next,
-    states the same move ("Your answer: a kill of Cid." then "On the mafia channel you pointed at Cid.")."""
+    states the same move ("Your answer: a kill of Cid." then "On the mafia channel you pointed at Cid.");
+    a thought of today's that went with it stays, the answer unsaid."""
     out = []
     for i, e in enumerate(events):
         action = e["data"].get("action") if e["type"] == "action" else None
@@ -210,6 +209,8 @@ def _unrepeated(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             later = next((x for x in events[i + 1 :] if x["mine"] and x["type"] in ("speech", "action")), None)
             channel = later is not None and later["type"] == "speech" and later["data"].get("kind") == "channel"
             if channel and later["data"].get("target") == action.get("target"):  # type: ignore[index]
+                if action.get("thought"):
+                    out.append({**e, "stated": True})
                 continue
         out.append(e)
     return out
@@ -226,10 +227,16 @@ MOVE_EVENTS = {
 }  # fmt: skip
 
 
+def _said(speech: dict[str, Any]) -> bool:
+    """A speech that says more than that its speaker spoke: a claim, or words (today's are quoted)."""
+    return bool(speech["data"].get("claim") or speech["data"].get("text"))
+
+
 def _moves_once(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """McKay's record says each of the seat's moves once: after "Beat 2. Your answer: a handshake
     offer." it leaves out the seat's own "You offer a handshake.", and the "You spoke." of a beat
-    answer's words (the record keeps no words; a claim made with them stays)."""
+    answer's words (the record of earlier hands keeps no words; a claim made with them stays; today's
+    quotes them)."""
     if not any(e["type"] == "hand" for e in events):
         return events
     out: list[dict[str, Any]] = []
@@ -244,7 +251,7 @@ def _moves_once(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif e["mine"] and move is not None and e["type"] == move:
             move = None
             continue
-        elif e["mine"] and words and e["type"] == "speech" and e["data"].get("kind") == "beat" and not e["data"].get("claim"):
+        elif e["mine"] and words and e["type"] == "speech" and e["data"].get("kind") == "beat" and not _said(e):
             words = False
             continue
         out.append(e)
@@ -265,6 +272,58 @@ def _beats(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             beat += 1
             e["beat"] = beat
     return events
+
+
+def _bare(event: dict[str, Any], after: dict[str, Any] | None) -> bool:
+    """A speech of the record's earlier days that says only who spoke: no nomination, floor or claim
+    (its words are left out), and not followed by the speaker's own accusation."""
+    data = event["data"]
+    if event["type"] != "speech" or data.get("kind") in (None, "channel"):
+        return False
+    if any(data.get(k) for k in ("nominate", "floor", "claim", "text")):
+        return False
+    return not (after is not None and after["type"] == "accusation" and after["actor"] == event["actor"])
+
+
+def _turns(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record's earlier days with each run of bare speeches of one kind (two or more in a row) said
+    in one line, its speakers in turn ("- Spoke in turn (in the discussion): P1, you, P3 and P4."):
+    nothing but who spoke, in what order, is in those lines."""
+    out: list[dict[str, Any]] = []
+    run: list[dict[str, Any]] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            speakers = ["you" if e["mine"] else e["actor"] for e in run]
+            data = {"kind": run[0]["data"]["kind"], "speakers": speakers}
+            out.append({**run[0], "type": "turns", "actor": None, "mine": False, "data": data})
+        else:
+            out.extend(run)
+        run.clear()
+
+    for i, e in enumerate(events):
+        if _bare(e, events[i + 1] if i + 1 < len(events) else None):
+            if run and run[0]["data"]["kind"] != e["data"]["kind"]:
+                close()
+            run.append(e)
+            continue
+        close()
+        out.append(e)
+    close()
+    return out
+
+
+def _entries(events: list[dict[str, Any]], fresh: int) -> int:
+    """How many of the record's entries (its lines starting "- ") say events from seq ``fresh`` on: the
+    news of this call, said in the record's last lines (a night's lot that the channel's result,
+    next, says has no entry of its own)."""
+    said = 0
+    for i, e in enumerate(events):
+        after = events[i + 1] if i + 1 < len(events) else None
+        said_next = after is not None and after["type"] == "channel_result"
+        lot = e["type"] == "lot" and e["data"].get("why") == "night_kill" and said_next
+        said += e["seq"] >= fresh and not lot
+    return said
 
 
 def record_context(event: Event, me: str, words: bool = False) -> dict[str, Any]:
@@ -406,7 +465,10 @@ class Conversation:
         self.history = history  # "days": earlier days (and today's ended trials) folded into a record (fold)
         self.period = -1  # the day (McKay: hand) of the newest boundary folded so far
         self.kept = 0  # messages of the previous prompt the last ask kept (0 after a fold)
-        self.mark = 0  # the seq of the trial's end the current stretch starts after (0: the day's start)
+        self.mark = 0  # the seq the news after the latest fold start from (its record holds the day before it)
+        self.note = ""  # after the latest fold's record: how many of its last entries are news
+        self.recorded = ""  # the latest fold's record, and where the records of the day's folds before it ended
+        self.cuts: list[int] = []
         self.variant = variant
         self.options = dict(options or {})
         self.mode = mode
@@ -469,7 +531,8 @@ class Conversation:
         if squeeze:
             record: str | None = self.fold(view, events, now=True)
         else:
-            record = self.fold(view, events) if self.history == "days" else None
+            # a question asked again (after a rejection) is appended: the retry's words lean on the question before
+            record = self.fold(view, events) if self.history == "days" and feedback is None else None
             if record is not None:
                 events = [e for e in view.events if e.day >= self.period and e.seq >= self.mark]
         self.kept = len(self.messages)
@@ -513,64 +576,83 @@ class Conversation:
             thought_limit=thought,
         )
         if record is not None:
-            text = f"{record}\n\n{text}" if record else text
+            text = f"{record}\n{self.note}\n\n{text}" if self.note else f"{record}\n\n{text}" if record else text
             self.seen = len(view.events)
         else:
             self.seen += len(events)  # only once rendered: a template error loses nothing
         self.last_alive, self.last_schema, self.last_mafia = list(request.alive), schema_text, mafia
         self.groups_seen.add(request.group)
         turn = self.user_turn(text, rendered)
+        if record:
+            self.cut(record, turn)
         self.messages.append(turn)
         self.call_request = request.id
         return turn
 
+    def cut(self, record: str, turn: dict[str, Any]) -> None:
+        """Where a folded record's blocks end (``turn["cuts"]``, offsets in its text): where the
+        previous folds' records of the day ended, and its own end. A provider that caches whole
+        blocks (Anthropic) then finds the previous record among this one's blocks, byte for byte."""
+        same = bool(self.recorded) and record.startswith(self.recorded) and turn["content"].startswith(record)
+        cuts = [*self.cuts, len(self.recorded)] if same and len(record) > len(self.recorded) else self.cuts if same else []
+        self.recorded, self.cuts = record, cuts
+        turn["cuts"] = [*cuts, len(record)]
+
     def state(self) -> tuple[Any, ...]:
         """What :meth:`ask` changes, to go back to (a seat asked again, squeezed, for want of room)."""
         return (list(self.messages), self.seen, self.last_alive, self.last_schema, set(self.groups_seen),
-                self.call_request, self.period, self.kept, self.last_mafia, self.mark)  # fmt: skip
+                self.call_request, self.period, self.kept, self.last_mafia, self.mark, self.note, self.recorded,
+                list(self.cuts))  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         (self.messages, self.seen, self.last_alive, self.last_schema, self.groups_seen,
-         self.call_request, self.period, self.kept, self.last_mafia, self.mark) = state  # fmt: skip
+         self.call_request, self.period, self.kept, self.last_mafia, self.mark, self.note, self.recorded,
+         self.cuts) = state  # fmt: skip
 
     def fold(self, view: View, new: Sequence[Event], now: bool = False) -> str | None:
-        """At the first call of a new day (McKay: hand), or after an accusation or a trial's start or
-        end, forget the messages and return the record ("" when there is nothing to record); None
-        otherwise.
+        """At every call with news (not a question asked again after a rejection, which is appended),
+        forget the messages and return the record ("" when there is nothing to record); None otherwise.
 
         The record is built from the view alone (``blocks/record.j2``): the earlier days' deaths and
         cards, votes by name, who spoke and accused or nominated whom, claims, the seat's own card,
-        partners, checks and moves, the words of their speeches left out; then today up to the newest
-        of those events in the same sentences, every speech's words quoted and the seat's thoughts kept. It is rebuilt only at
-        these boundaries and only grows within a day, so every prompt of a stretch starts with the
-        previous one (one cache write per seat per stretch, of the lines new since the last), and a
-        resumed seat rebuilds the same bytes from the same view.
+        partners, checks and moves, the words of their speeches left out; then today up to this call
+        in the same sentences, every speech's words quoted and the seat's thoughts kept, and how many
+        of its last entries are news. Within a day it only grows, and the question comes after it: a
+        fold's record starts with the previous fold's byte for byte, so only the lines new since then
+        are written to the cache (at a new day, the day before is written again without its words).
+        A resumed seat rebuilds the same bytes from the same view.
         """
         period = max((e.day for e in new if e.type in BOUNDARIES), default=self.period)
         if not now:
-            ended = [e.seq for e in new if e.type in STRETCHES and e.day >= period]
-            if period <= self.period and not ended:
+            if not any(e.type not in UNRECORDED for e in new):  # nothing new (a rejection: asked again, appended)
                 return None
             first = self.period < 0 and not self.messages
-            self.period, self.mark = max(self.period, period), max(ended, default=0)
+            # the whole day so far joins the record, this call's news too: at the next fold the record
+            # rebuilt is this one's, byte for byte, up to the question, and only what came since is written
+            self.period, self.mark = max(self.period, period), view.events[-1].seq + 1
             if first:  # the seat's first call: nothing to forget, the game so far is read word for word
                 return None
         else:
             self.period = max(self.period, period)
+        fresh = view.events[self.seen].seq if self.seen < len(view.events) else None  # the first event news to the seat
         told = view.events[: self.seen] if now else [e for e in view.events if e.day < self.period]
         today = [] if now else [e for e in view.events if e.day >= self.period and e.seq < self.mark]
         self.messages = []
         self.last_alive, self.last_schema, self.last_mafia, self.call_request = None, "", None, None
-        self.groups_seen = set()  # the standing guidance of a group is given again, once a stretch
+        self.groups_seen = set()  # the standing guidance of a group is given again: its question is folded away
         earlier = _recorded(record_context(e, self.me) for e in told)
         words = _recorded(record_context(e, self.me, words=True) for e in today)
+        self.note = ""
         if not earlier and not words:
             return ""
         opened = [e.type for e in view.events if e.type in BOUNDARIES and e.day == self.period]  # its first: cove's night
         since = f"{opened[0] if opened else 'day'} {self.period}"  # "day 2", "night 3" (cove), "hand 2" (McKay)
+        events, words = _turns(_moves_once(_beats(_unrepeated(earlier)))), _moves_once(_beats(_unrepeated(words)))
+        new = 0 if now or fresh is None else _entries(events + words, fresh)
+        self.note = _tidy(self.env.get_template("blocks/news.j2").render(new=new)) if new else ""
         return _tidy(self.env.get_template("blocks/record.j2").render(
-            me=self.me, events=_moves_once(_beats(_unrepeated(earlier))), today=_moves_once(_beats(_unrepeated(words))),
-            record=True, now=now, since=since,
+            me=self.me, events=events, today=words, record=True, now=now, since=since,
+            discussions=self.variant not in ("duel", "duel3", "trio"),  # McKay's games have no discussion
         ))  # fmt: skip
 
     def answer(self, text: str, call: Mapping[str, Any] | None = None) -> None:

@@ -31,11 +31,14 @@ is untouched.
 result ("Accepted." or the rejection) at the start of the next user turn (OpenAI: an assistant
 ``tool_calls`` message and a ``tool`` message; Anthropic: ``tool_use`` and ``tool_result`` blocks).
 
-**Caching.** Prompts are append-only (see :mod:`arena.players.llm.prompt`). Anthropic gets two
-``cache_control`` breakpoints where stable prefixes end: the system block (tools and system, fixed
-for the game) and the last block of the newest message (the next call repeats everything up to
-there verbatim). OpenAI caches prefixes automatically; ``prompt_cache_key`` (official endpoint
-only) keeps one player's calls on the same cache.
+**Caching.** Prompts are append-only, or (``history = "days"``) a record that starts with the
+previous call's record (see :mod:`arena.players.llm.prompt`). Anthropic, which caches whole blocks,
+gets ``cache_control`` breakpoints where stable prefixes end: the system block (tools and system,
+fixed for the game), the end of a folded record (sent as blocks cut where the previous folds'
+records ended, so the next call's record starts with the same blocks), and the last block of the
+newest message (the next call repeats everything up to there verbatim; not after a fold, whose
+question is not repeated). OpenAI caches prefixes automatically; ``prompt_cache_key`` (official
+endpoint only) keeps one player's calls on the same cache.
 """
 
 from __future__ import annotations
@@ -242,15 +245,34 @@ class AnthropicBackend:
                 if result.get("error"):
                     tool_result["is_error"] = True
                 blocks.append(tool_result)
-            blocks.append({"type": "text", "text": m["content"]})
+            text, cuts = m["content"], m.get("cuts") or []
+            for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):  # a folded record: its blocks
+                if text[start:end]:
+                    ends = {"record": True} if cuts and end == cuts[-1] else {}  # the record's last block
+                    blocks.append({"type": "text", "text": text[start:end], **ends})
             body.append({"role": m["role"], "content": blocks})
+        return body
+
+    @classmethod
+    def history(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The messages with their cache breakpoints: where a folded record ends (the next call's
+        record starts with it, so Anthropic, which caches whole blocks, reads it back), and the
+        newest message's last block, which the seat's next call repeats verbatim (not after a fold:
+        its question is not repeated)."""
+        body = cls.messages(messages)
+        folded = False
+        for turn in body:
+            for block in turn["content"]:
+                if block.pop("record", False):
+                    block["cache_control"] = CACHE
+                    folded = turn is body[-1]
+        if body and not folded:
+            body[-1]["content"][-1]["cache_control"] = CACHE
         return body
 
     def build(self, system: str, messages: list[dict[str, Any]], structured: dict[str, Any], cache_key: str) -> dict[str, Any]:
         p = self.profile
-        body = self.messages(messages)
-        if body:  # where the stable prefix ends: the next call repeats everything up to here
-            body[-1]["content"][-1]["cache_control"] = CACHE
+        body = self.history(messages)  # the breakpoints where stable prefixes end
         kwargs: dict[str, Any] = {
             "model": p.model,
             "max_tokens": p.max_tokens,

@@ -66,9 +66,7 @@ def body(provider: str, system: str, messages: list[dict[str, Any]], rest: Mappi
     """The request of one call, as each backend's ``build`` lays it out (``rest``: schema and params)."""
     messages = copy.deepcopy(messages)
     if provider == "anthropic":
-        history = AnthropicBackend.messages(messages)
-        if history:
-            history[-1]["content"][-1]["cache_control"] = CACHE
+        history = AnthropicBackend.history(messages)
         return {"system": [{"type": "text", "text": system, "cache_control": CACHE}], "messages": history, **rest}
     if provider == "openai":
         return {"messages": OpenAIBackend.messages(system, messages), **rest}
