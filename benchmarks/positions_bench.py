@@ -71,7 +71,7 @@ LADDER_GAMES_80 = 2220  # the ladder's order overall (docs/tournaments.md; docs/
 GAME_DOLLARS = (0.18, 0.35)
 #: the same game with every thought and speech at its bound and the day-folded history, the
 #: default (docs/llm.md, the dollars table: classic 9, days, seeds 1–4)
-GAME_DOLLARS_AT_BOUNDS = 0.280
+GAME_DOLLARS_AT_BOUNDS = 0.266
 GAME_CALLS = 300
 Number = TypeVar("Number", int, float)
 TOKENS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
