@@ -56,6 +56,20 @@ class Believer(SyncPlayer):
         return {c: 0.9 if self.truth[c] == "mafia" else 0.1 for c in candidates}
 
 
+def belief_tournament(url: str, tmp_path: Path, seed: int) -> int:
+    """Two 6-seat classic games of a model seat (at ``url``) and bots, with belief questions; the games played."""
+    from arena.tournament.config import parse_tournament
+    from arena.tournament.runner import run_tournament
+
+    config = parse_tournament({
+        "name": "b", "seed": seed, "games": 2, "concurrency": 1, "beliefs": True,
+        "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
+        "models": {"bot": "bot", "m": f"openai:m@{url}"},
+        "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
+    })  # fmt: skip
+    return asyncio.run(run_tournament(config)).played
+
+
 def _scores(positions: list[Position], make: Any) -> list[Scored]:
     async def go() -> list[Scored]:
         return [await score(GAMES(p), p, make) for p in positions]
@@ -156,19 +170,11 @@ def test_a_mafia_seat_s_recorded_probe_is_never_a_detection_position(tmp_path):
 
 
 def test_a_model_seat_is_sent_the_belief_question_the_tournament_s_probe_sent(tmp_path: Path):
-    from arena.tournament.config import parse_tournament
-    from arena.tournament.runner import run_tournament
     from tests.llm_server import FakeModelServer, game_calls
 
     with FakeModelServer(seed=2) as server:
         spec = f"openai:m@{server.openai_url}"
-        config = parse_tournament({
-            "name": "b", "seed": 4, "games": 2, "concurrency": 1, "beliefs": True,
-            "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
-            "models": {"bot": "bot", "m": spec},
-            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
-        })  # fmt: skip
-        assert asyncio.run(run_tournament(config)).played == 2
+        assert belief_tournament(server.openai_url, tmp_path, seed=4) == 2
         probes = [e for e in game_calls(server.log) if "Moderator's private question" in json.dumps(e["body"])]
         built = build(tmp_path / "tr", tmp_path / "bank.jsonl")
         beliefs = [p for p in built.positions if p.what == BELIEF]
@@ -193,18 +199,10 @@ def test_a_seat_s_belief_questions_keep_one_answer_form_all_game_so_the_provider
     """The form names every other seat (a form of the living changed at each death, and with it
     the first bytes a provider reads: no later question of the seat was served from its cache);
     a question after a death names the living and says what to give the others."""
-    from arena.tournament.config import parse_tournament
-    from arena.tournament.runner import run_tournament
     from tests.llm_server import FakeModelServer, game_calls
 
     with FakeModelServer(seed=3) as server:
-        config = parse_tournament({
-            "name": "b", "seed": 5, "games": 2, "concurrency": 1, "beliefs": True,
-            "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
-            "models": {"bot": "bot", "m": f"openai:m@{server.openai_url}"},
-            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
-        })  # fmt: skip
-        asyncio.run(run_tournament(config))
+        belief_tournament(server.openai_url, tmp_path, seed=5)
         probes = [e for e in game_calls(server.log) if "Moderator's private question" in json.dumps(e["body"])]
     by_seat: dict[str, list[dict[str, Any]]] = {}
     for entry in probes:

@@ -170,19 +170,10 @@ def test_a_tournaments_belief_questions_are_shown_as_sent_beside_the_decisions(t
     rebuilt as the stand-in received them (they were shown as "decision 1: request None" with the
     conversation of the seat's last decision and no question), and they neither count as decisions
     nor change the rebuilt requests of the decisions after them."""
-    import asyncio
-
-    from arena.tournament.config import parse_tournament
-    from arena.tournament.runner import run_tournament
+    from tests.test_positions_beliefs import belief_tournament
 
     with FakeModelServer(seed=2) as server:
-        config = parse_tournament({
-            "name": "b", "seed": 4, "games": 2, "concurrency": 1, "beliefs": True,
-            "database": str(tmp_path / "b.sqlite"), "transcripts": str(tmp_path / "tr"),
-            "models": {"bot": "bot", "m": f"openai:m@{server.openai_url}"},
-            "variants": [{"name": "classic", "players": 6, "options": {"discussion_rounds": 1}}],
-        })  # fmt: skip
-        assert asyncio.run(run_tournament(config)).played == 2
+        assert belief_tournament(server.openai_url, tmp_path, seed=4) == 2
     received: dict[str, list[dict[str, Any]]] = {}
     for entry in server.log:  # each seat is the model's in one game of the pair only
         if entry["body"].get("messages") != [{"role": "user", "content": "ping"}]:
