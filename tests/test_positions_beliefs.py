@@ -198,12 +198,22 @@ def test_a_model_seat_is_sent_the_belief_question_the_tournament_s_probe_sent(tm
 def test_a_seat_s_belief_questions_keep_one_answer_form_all_game_so_the_provider_caches_them(tmp_path: Path):
     """The form names every other seat (a form of the living changed at each death, and with it
     the first bytes a provider reads: no later question of the seat was served from its cache);
-    a question after a death names the living and says what to give the others."""
+    a question after a death names the living and says what to give the others; the first question,
+    before the seat's first decision, has the system prompt that decision has."""
     from tests.llm_server import FakeModelServer, game_calls
 
     with FakeModelServer(seed=3) as server:
         belief_tournament(server.openai_url, tmp_path, seed=5)
         probes = [e for e in game_calls(server.log) if "Moderator's private question" in json.dumps(e["body"])]
+    # the first question, asked before the seat's first decision, has that decision's system prompt:
+    # the cards dealt (how many mafia: the prior) and the seat's tools (it had neither)
+    decisions = [e for e in game_calls(server.log) if e not in probes]
+    for entry in probes:
+        first = next((e for e in decisions if e["player"] == entry["player"]), None)
+        system = entry["body"]["messages"][0]["content"]
+        assert "dealt" in system
+        if first is not None:
+            assert system == first["body"]["messages"][0]["content"]
     by_seat: dict[str, list[dict[str, Any]]] = {}
     for entry in probes:
         by_seat.setdefault(entry["player"], []).append(entry)
@@ -219,10 +229,8 @@ def test_a_seat_s_belief_questions_keep_one_answer_form_all_game_so_the_provider
         if len(living) < 5:
             gone = [s for s in named if s not in living]
             assert f"give 0 for {gone[0]}" in last
-    # a question after the seat's first decision shares the form, the system prompt and the game so far
-    # with the seat's previous question (the first question of all comes before the seat's first
-    # decision, with the system prompt of a seat that has not seen the table's deal yet)
-    pairs = [(entries[i - 1], entries[i]) for entries in later for i in range(2, len(entries))]
+    # every question shares at least the form and the system prompt with the seat's previous one
+    pairs = [(entries[i - 1], entries[i]) for entries in later for i in range(1, len(entries))]
     assert pairs
     for before, after in pairs:
         a, b = before["prompt"], after["prompt"]

@@ -206,7 +206,10 @@ async def believe(player: Any, game: Game, position: Position) -> tuple[dict[str
         if hasattr(player, "conversation"):
             from arena.players.llm.beliefs import belief_question
 
-            got = await belief_question(player, game.view(seat), game.seats, candidates, day=position.day).ask()
+            got = await belief_question(
+                player, game.view(seat), game.seats, candidates, day=position.day,
+                table=game.table, repertoire=game.repertoire_of(seat),
+            ).ask()  # fmt: skip
         elif hasattr(player, "believe"):
             got = player.believe(game.view(seat), game.seats, candidates, prior_of(game))
         else:

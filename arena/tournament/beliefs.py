@@ -99,7 +99,9 @@ class BeliefProbe:
     def _question(player: Any, game: Game, seat: str, candidates: list[str], day: int) -> Any:
         from arena.players.llm.beliefs import belief_question
 
-        return belief_question(player, game.view(seat), game.seats, candidates, day=day)
+        return belief_question(
+            player, game.view(seat), game.seats, candidates, day=day, table=game.table, repertoire=game.repertoire_of(seat)
+        )
 
     async def _ask(self, seat: str, day: int, question: Any) -> None:
         answer = await question.ask()

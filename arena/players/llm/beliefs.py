@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from arena.engine import View
+from arena.engine import Repertoire, Table, View
 
 from .player import SENT_APART, LLMPlayer, TransportGaveUp, _json_from_text, _loads
 from .prompt import NO_ANSWER, _tidy, event_context
@@ -57,14 +57,23 @@ def belief_schema(candidates: Sequence[str]) -> dict[str, Any]:
 class BeliefQuestion:
     """One player's snapshot and question; :meth:`ask` returns ``{name: probability}`` or None."""
 
-    def __init__(self, player: LLMPlayer, view: View, seats: Sequence[str], candidates: Sequence[str], day: int) -> None:
+    def __init__(
+        self,
+        player: LLMPlayer,
+        view: View,
+        seats: Sequence[str],
+        candidates: Sequence[str],
+        day: int,
+        table: Table | None = None,
+        repertoire: Repertoire | None = None,
+    ) -> None:
         self.player = player
         self.candidates = [c for c in candidates if c != player.name]
         self.day = day
         conv = copy.copy(player.conversation)
         conv.messages = [dict(m) for m in player.conversation.messages]
-        if conv.system is None:
-            conv.start(SimpleNamespace(seats=tuple(seats)))  # type: ignore[arg-type]  # start() reads .seats only
+        if conv.system is None:  # asked before the seat's first decision: its system prompt as that decision's
+            conv.start(SimpleNamespace(seats=tuple(seats), table=table, repertoire=repertoire))  # type: ignore[arg-type]
         if conv.messages and conv.messages[-1]["role"] == "user":
             conv.messages.append({"role": "assistant", "content": NO_ANSWER})
         events = [event_context(e, player.name) for e in view.since(player.conversation.seen)]
@@ -162,12 +171,20 @@ def _names(names: Sequence[str]) -> str:
 
 
 def belief_question(
-    player: LLMPlayer, view: View, seats: Sequence[str], candidates: Sequence[str], *, day: int
+    player: LLMPlayer,
+    view: View,
+    seats: Sequence[str],
+    candidates: Sequence[str],
+    *,
+    day: int,
+    table: Table | None = None,
+    repertoire: Repertoire | None = None,
 ) -> BeliefQuestion:
     """Snapshot ``player``'s prompt now (synchronously) and prepare the belief question.
 
-    ``seats`` are the table's seat names (for a player not asked anything yet, whose system prompt
-    is rendered here); ``candidates`` the players to give a probability for (the player itself is
-    left out).
+    ``seats`` are the table's seat names, ``table`` its public facts and ``repertoire`` the seat's
+    (for a player not asked anything yet, whose system prompt is rendered here as its first
+    decision will render it: the cards dealt, the seat's tools); ``candidates`` the players to give
+    a probability for (the player itself is left out).
     """
-    return BeliefQuestion(player, view, seats, candidates, day)
+    return BeliefQuestion(player, view, seats, candidates, day, table, repertoire)
