@@ -55,7 +55,14 @@ def belief_schema(candidates: Sequence[str]) -> dict[str, Any]:
 
 
 class BeliefQuestion:
-    """One player's snapshot and question; :meth:`ask` returns ``{name: probability}`` or None."""
+    """One player's snapshot and question, taken at once (synchronously); :meth:`ask` sends it and
+    returns ``{name: probability}`` or None.
+
+    ``seats`` are the table's seat names, ``table`` its public facts and ``repertoire`` the seat's
+    (for a player not asked anything yet, whose system prompt is rendered here as its first
+    decision will render it: the cards dealt, the seat's tools); ``candidates`` the players to give
+    a probability for (the player itself is left out).
+    """
 
     def __init__(
         self,
@@ -63,6 +70,7 @@ class BeliefQuestion:
         view: View,
         seats: Sequence[str],
         candidates: Sequence[str],
+        *,
         day: int,
         table: Table | None = None,
         repertoire: Repertoire | None = None,
@@ -170,21 +178,5 @@ def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def belief_question(
-    player: LLMPlayer,
-    view: View,
-    seats: Sequence[str],
-    candidates: Sequence[str],
-    *,
-    day: int,
-    table: Table | None = None,
-    repertoire: Repertoire | None = None,
-) -> BeliefQuestion:
-    """Snapshot ``player``'s prompt now (synchronously) and prepare the belief question.
-
-    ``seats`` are the table's seat names, ``table`` its public facts and ``repertoire`` the seat's
-    (for a player not asked anything yet, whose system prompt is rendered here as its first
-    decision will render it: the cards dealt, the seat's tools); ``candidates`` the players to give
-    a probability for (the player itself is left out).
-    """
-    return BeliefQuestion(player, view, seats, candidates, day, table, repertoire)
+#: snapshot a player's prompt now (synchronously) and prepare the belief question
+belief_question = BeliefQuestion
