@@ -30,10 +30,11 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from arena.engine import ActionBase, DecisionRequest, Game, View
+from arena.engine import ActionBase, DecisionRequest, Game, View, dump_action
 from arena.players.base import SyncPlayer
 from arena.players.bot import BotPlayer
 from arena.players.human import HumanPlayer
+from arena.players.llm.prompt import Conversation, make_env
 from arena.players.scripted import ScriptedPlayer
 from arena.report.html import render_game
 from arena.report.show import show
@@ -406,3 +407,47 @@ def test_a_models_tool_call_ids_count_its_own_decisions() -> None:
         player.prepare(request, game.view("Ann"), None)
         call = player._call(Reply("{}", request.kinds[0], {}, {}, "tool_calls"), request.id, 1)
         assert call is not None and call["id"] == f"call_{number}_1"
+
+
+class Prompted(SyncPlayer):
+    """A scripted seat whose every decision is also rendered as a model seat's prompt, in both
+    history modes (the record folded by day, and the whole history), the answer appended as its own."""
+
+    def __init__(self, name: str, script: list[ActionBase], variant: str, options: dict[str, Any]) -> None:
+        super().__init__(name)
+        self.inner = ScriptedPlayer(name, script)
+        self.convs = [Conversation(name, variant, options, "tools", make_env(), history=h) for h in ("days", "full")]
+        self.prompts: list[str] = []
+
+    def decide_now(self, request: DecisionRequest, view: View, feedback: str | None) -> Any:
+        for conv in self.convs:
+            conv.ask(request, view, feedback, "", fixed=True)
+            self.prompts.append(conv.serialized())
+        action = self.inner.decide_now(request, view, feedback)
+        text = json.dumps(dump_action(action)) if isinstance(action, ActionBase) else str(action)
+        for conv in self.convs:
+            conv.answer(text, {"id": f"call_{request.id}", "name": getattr(action, "kind", ""), "arguments": text})
+        return action
+
+
+def model_prompts(spec: Spec) -> dict[str, list[str]]:
+    game = spec.game()
+    options = game.options.model_dump(mode="json")
+    players = {n: Prompted(n, list(spec.scripts[n]), spec.variant, options) for n in game.seats}
+    run_sync(game, players)
+    return {n: p.prompts for n, p in players.items()}
+
+
+@pytest.mark.parametrize("variant", list(SEATS))
+def test_a_model_seat_is_sent_the_same_bytes_when_only_hidden_things_differ(variant: str) -> None:
+    """The prompts a model seat would be sent — its history folded into a record (the default) and
+    whole — are byte-identical in two games that differ only in what the seat cannot see: the
+    record's counts, cuts and notes of news included."""
+    found = [pair for got in pairs(variant).values() for pair in got]
+    compared = 0
+    for number, (one, other, viewers) in enumerate(found):
+        a, b = model_prompts(one), model_prompts(other)
+        for seat in viewers:
+            assert a[seat] == b[seat], f"pair {number}, {seat}: {_first_difference(a[seat], b[seat])}"
+            compared += len(a[seat])
+    assert compared > 0
