@@ -21,7 +21,7 @@ from typing import Any
 from arena.engine import Repertoire, Table, View
 
 from .player import SENT_APART, LLMPlayer, TransportGaveUp, _json_from_text, _loads
-from .prompt import NO_ANSWER, _tidy, event_context
+from .prompt import NO_ANSWER, _names, _tidy, event_context
 from .schema import KindSchemas
 
 KIND = "beliefs"
@@ -172,10 +172,6 @@ class BeliefQuestion:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 out[name] = min(max(float(value), 0.0), 100.0) / 100.0
         return out
-
-
-def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 #: snapshot a player's prompt now (synchronously) and prepare the belief question
