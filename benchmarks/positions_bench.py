@@ -269,10 +269,8 @@ def model_cost(bank: Path, positions: list[Any], games: int) -> dict[str, dict[s
 
     mini = resolve_spec("gpt-4.1-mini", load_profiles(), {"api_key_env": ""})
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for (answers, chars), (label, chosen) in itertools.product(
-        (("short", None), ("bounds", ANSWER_CHARS)),
-        ((DETECTION, [p for p in positions if p.kind == DETECTION]), (DECEPTION, [p for p in positions if p.kind == DECEPTION])),
-    ):
+    for (answers, chars), skill in itertools.product((("short", None), ("bounds", ANSWER_CHARS)), (DETECTION, DECEPTION)):
+        chosen = [p for p in positions if p.kind == skill]
         held = sorted({p.game for p in chosen})
         sample = set(held[:: max(1, len(held) // games)][:games])
         asked = [p for p in chosen if p.game in sample]
@@ -289,7 +287,6 @@ def model_cost(bank: Path, positions: list[Any], games: int) -> dict[str, dict[s
                 "calls": calls / len(rows),
                 "positions": len(rows),
                 "games": len(sample),
-                "label": label,
             }
     return out
 
